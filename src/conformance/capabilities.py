@@ -1,0 +1,314 @@
+"""The provider registry: one `ProviderProfile` per provider.
+
+This is the only module that knows provider names. Codecs, the runtime and the harness read the
+flags of a profile; gateways (OpenRouter, xAI, Fireworks, Groq, DeepSeek, Mistral, …) are profiles
+over the OpenAI-chat dialect, not branches.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from conformance.exceptions import UnknownProviderError
+
+Dialect = Literal["openai_chat", "anthropic", "gemini", "ollama"]
+AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "query-key", "none"]
+
+
+class ModelInfo(BaseModel):
+    """What the runtime must know of one model (or of every model whose id starts with a prefix)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    context_window: int
+    """Prompt + completion tokens the model accepts."""
+    max_output: int
+    """Largest completion the model produces."""
+    reasoning: bool = False
+    """A reasoning model: uses the profile's reasoning max-tokens field and rejects sampling knobs."""
+    native_tools: bool = True
+    """False: tools are described in the system prompt and calls parsed from the reply."""
+    accepts_stop: bool = True
+    accepts_temperature: bool = True
+    send_reasoning_back: bool | None = None
+    """Overrides the profile's `send_reasoning_back` for this model."""
+
+
+class ProviderProfile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    dialect: Dialect
+    base_url: str
+    auth_style: AuthStyle
+    key_env: tuple[str, ...] = ()
+    """Environment variables that may hold the API key, in order of preference."""
+    default_model: str
+
+    # request shape
+    system_role: Literal["system", "developer"] = "system"
+    """Role of the system prompt for dialects that send it as a message."""
+    max_tokens_field: str = "max_tokens"
+    reasoning_max_tokens_field: str | None = None
+    """Field used instead of `max_tokens_field` for reasoning models (OpenAI: max_completion_tokens)."""
+    max_tokens_required: bool = False
+    default_max_tokens: int = 4096
+    stream_usage_option: bool = False
+    """Send `stream_options: {include_usage: true}` on streaming requests."""
+    tool_choice_required: str = "required"
+    """The word this provider uses for "must call a tool" (Mistral: `any`)."""
+    extra_headers: dict[str, str] = Field(default_factory=dict)
+
+    # response shape
+    reasoning_fields: tuple[str, ...] = ()
+    """Message/delta fields that carry reasoning text, first present wins."""
+    reasoning_details: bool = False
+    """OpenRouter `reasoning_details` arrays."""
+    think_tags: bool = False
+    """Extract `<think>…</think>` from content into a thinking block."""
+    output_excludes_reasoning: bool = False
+    """`completion_tokens` does not count reasoning tokens (xAI): add them."""
+
+    # history rules
+    send_reasoning_back: bool = True
+    """Send earlier reasoning back in history (DeepSeek R1 rejects it)."""
+    tool_id_pattern: str | None = None
+    """Regex that tool-call ids must fully match; others are remapped consistently."""
+    tool_id_length: int | None = None
+    schema_strip_keywords: tuple[str, ...] = ()
+    """JSON-schema keywords removed from tool parameters before sending."""
+    strict_alternation: bool = False
+    """user/model turns must alternate (Gemini)."""
+    payload_too_large_statuses: tuple[int, ...] = (413,)
+
+    matrix_column: bool = True
+    """Gets a column in the bundled matrix (the generic OpenAI-compatible profile does not)."""
+
+    models: dict[str, ModelInfo] = Field(default_factory=dict)
+    """Known models by id prefix; the longest matching prefix wins."""
+    fallback_model: ModelInfo = ModelInfo(context_window=128_000, max_output=4096)
+
+    def model_info(self, model: str | None) -> ModelInfo:
+        model = model or self.default_model
+        best = ""
+        for prefix in self.models:
+            if model.startswith(prefix) and len(prefix) > len(best):
+                best = prefix
+        return self.models[best] if best else self.fallback_model
+
+    def with_base_url(self, base_url: str) -> ProviderProfile:
+        return self.model_copy(update={"base_url": base_url.rstrip("/")})
+
+
+_OPENAI_REASONING = ModelInfo(
+    context_window=200_000, max_output=100_000, reasoning=True, accepts_stop=False, accepts_temperature=False
+)
+
+_PROFILES: dict[str, ProviderProfile] = {}
+
+
+def register(profile: ProviderProfile) -> ProviderProfile:
+    """Add or replace a profile (e.g. a local OpenAI-compatible server)."""
+    _PROFILES[profile.name] = profile
+    return profile
+
+
+for _p in (
+    ProviderProfile(
+        name="openai",
+        dialect="openai_chat",
+        base_url="https://api.openai.com/v1",
+        auth_style="bearer",
+        key_env=("OPENAI_API_KEY",),
+        default_model="gpt-4.1-mini",
+        max_tokens_field="max_completion_tokens",
+        reasoning_max_tokens_field="max_completion_tokens",
+        stream_usage_option=True,
+        schema_strip_keywords=(),
+        models={
+            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768),
+            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384),
+            "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
+            "o1": _OPENAI_REASONING,
+            "o3": _OPENAI_REASONING,
+            "o4": _OPENAI_REASONING,
+        },
+    ),
+    ProviderProfile(
+        name="anthropic",
+        dialect="anthropic",
+        base_url="https://api.anthropic.com/v1",
+        auth_style="x-api-key",
+        key_env=("ANTHROPIC_API_KEY",),
+        default_model="claude-sonnet-4-5",
+        max_tokens_required=True,
+        default_max_tokens=4096,
+        extra_headers={"anthropic-version": "2023-06-01"},
+        tool_id_pattern=r"[a-zA-Z0-9_-]{1,64}",
+        schema_strip_keywords=("default", "examples", "additionalProperties"),
+        models={
+            "claude-sonnet-4": ModelInfo(context_window=200_000, max_output=64_000),
+            "claude-haiku-4": ModelInfo(context_window=200_000, max_output=64_000),
+            "claude-opus-4": ModelInfo(context_window=200_000, max_output=32_000),
+            "claude-3-5-haiku": ModelInfo(context_window=200_000, max_output=8_192),
+        },
+        fallback_model=ModelInfo(context_window=200_000, max_output=8_192),
+    ),
+    ProviderProfile(
+        name="gemini",
+        dialect="gemini",
+        base_url="https://generativelanguage.googleapis.com/v1beta",
+        auth_style="x-goog-api-key",
+        key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        default_model="gemini-2.5-flash",
+        max_tokens_field="maxOutputTokens",
+        strict_alternation=True,
+        schema_strip_keywords=(
+            "$schema",
+            "$id",
+            "$comment",
+            "default",
+            "examples",
+            "title",
+            "additionalProperties",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "propertyNames",
+            "uniqueItems",
+            "multipleOf",
+            "patternProperties",
+            "unevaluatedProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "contentEncoding",
+            "contentMediaType",
+            "readOnly",
+            "writeOnly",
+            "deprecated",
+        ),
+        models={
+            "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
+            "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
+            "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
+        },
+        fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
+    ),
+    ProviderProfile(
+        name="ollama",
+        dialect="ollama",
+        base_url="http://localhost:11434",
+        auth_style="none",
+        default_model="llama3.2",
+        max_tokens_field="num_predict",
+        reasoning_fields=("thinking",),
+        models={
+            "llama3.2": ModelInfo(context_window=131_072, max_output=8_192),
+            "qwen3": ModelInfo(context_window=40_960, max_output=8_192),
+            "gemma3": ModelInfo(context_window=131_072, max_output=8_192, native_tools=False),
+            "phi3": ModelInfo(context_window=131_072, max_output=4_096, native_tools=False),
+        },
+        fallback_model=ModelInfo(context_window=8_192, max_output=4_096),
+    ),
+    ProviderProfile(
+        name="openrouter",
+        dialect="openai_chat",
+        base_url="https://openrouter.ai/api/v1",
+        auth_style="bearer",
+        key_env=("OPENROUTER_API_KEY",),
+        default_model="anthropic/claude-sonnet-4.5",
+        reasoning_fields=("reasoning", "reasoning_content"),
+        reasoning_details=True,
+        payload_too_large_statuses=(413,),
+    ),
+    ProviderProfile(
+        name="xai",
+        dialect="openai_chat",
+        base_url="https://api.x.ai/v1",
+        auth_style="bearer",
+        key_env=("XAI_API_KEY",),
+        default_model="grok-3-mini",
+        reasoning_fields=("reasoning_content",),
+        output_excludes_reasoning=True,
+        schema_strip_keywords=("additionalProperties",),
+        models={
+            "grok-3-mini": ModelInfo(context_window=131_072, max_output=16_384, reasoning=True, accepts_stop=False),
+            "grok-4": ModelInfo(context_window=256_000, max_output=32_768, reasoning=True, accepts_stop=False),
+        },
+    ),
+    ProviderProfile(
+        name="fireworks",
+        dialect="openai_chat",
+        base_url="https://api.fireworks.ai/inference/v1",
+        auth_style="bearer",
+        key_env=("FIREWORKS_API_KEY",),
+        default_model="accounts/fireworks/models/deepseek-r1",
+        reasoning_fields=("reasoning_content",),
+        think_tags=True,
+    ),
+    ProviderProfile(
+        name="groq",
+        dialect="openai_chat",
+        base_url="https://api.groq.com/openai/v1",
+        auth_style="bearer",
+        key_env=("GROQ_API_KEY",),
+        default_model="llama-3.3-70b-versatile",
+        reasoning_fields=("reasoning",),
+        think_tags=True,
+    ),
+    ProviderProfile(
+        name="deepseek",
+        dialect="openai_chat",
+        base_url="https://api.deepseek.com",
+        auth_style="bearer",
+        key_env=("DEEPSEEK_API_KEY",),
+        default_model="deepseek-reasoner",
+        reasoning_fields=("reasoning_content",),
+        send_reasoning_back=False,
+        models={
+            "deepseek-reasoner": ModelInfo(context_window=131_072, max_output=65_536, reasoning=True),
+            "deepseek-chat": ModelInfo(context_window=131_072, max_output=8_192),
+        },
+    ),
+    ProviderProfile(
+        name="mistral",
+        dialect="openai_chat",
+        base_url="https://api.mistral.ai/v1",
+        auth_style="bearer",
+        key_env=("MISTRAL_API_KEY",),
+        default_model="mistral-large-latest",
+        tool_choice_required="any",
+        tool_id_pattern=r"[a-zA-Z0-9]{9}",
+        tool_id_length=9,
+    ),
+    ProviderProfile(
+        name="openai-compatible",
+        dialect="openai_chat",
+        base_url="http://localhost:8000/v1",
+        auth_style="bearer",
+        key_env=("OPENAI_COMPATIBLE_API_KEY",),
+        default_model="local-model",
+        matrix_column=False,
+        reasoning_fields=("reasoning_content", "reasoning"),
+        think_tags=True,
+    ),
+):
+    register(_p)
+
+
+def get_profile(name: str) -> ProviderProfile:
+    try:
+        return _PROFILES[name]
+    except KeyError:
+        raise UnknownProviderError(name, provider_names()) from None
+
+
+def provider_names() -> list[str]:
+    """Registered providers in matrix order."""
+    return list(_PROFILES)
+
+
+def matrix_providers() -> list[str]:
+    """Providers that get a column in the bundled matrix (the generic profile has none)."""
+    return [name for name, profile in _PROFILES.items() if profile.matrix_column]

@@ -1,0 +1,184 @@
+"""The one message accumulator every dialect shares, streaming and non-streaming alike.
+
+A dialect translates its frames into builder calls keyed by whatever identifies a part on its
+wire (Anthropic: block index; OpenAI: the tool-call id; Gemini: part position). The builder keeps
+parts in order of first appearance, emits `StreamEvent`s, parses tool arguments once at the end,
+moves thinking before text and tool calls, drops empty text, and gives id-less tool calls the
+contract's deterministic `call_<n>` ids. One builder per response; never reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from conformance.codecs.arguments import coerce_arguments, parse_arguments
+from conformance.model import (
+    AssistantBlock,
+    AssistantMessage,
+    ProviderError,
+    RedactedThinkingBlock,
+    StopReason,
+    StreamEvent,
+    TextBlock,
+    TextDeltaEvent,
+    ThinkingBlock,
+    ThinkingDeltaEvent,
+    ToolCallBlock,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    Usage,
+)
+
+PartKind = Literal["text", "thinking", "redacted_thinking", "tool_call"]
+
+
+@dataclass(slots=True)
+class _Part:
+    kind: PartKind
+    position: int
+    chunks: list[str] = field(default_factory=list)
+    signature: str | None = None
+    tool_id: str | None = None
+    name: str | None = None
+    arguments: Any = None
+    """Arguments given whole (object providers); wins over streamed chunks."""
+    closed: bool = False
+
+
+class MessageBuilder:
+    def __init__(self, *, provider: str | None = None, model: str | None = None) -> None:
+        self.provider = provider
+        self.model = model
+        self.usage: Usage | None = None
+        self.stop_reason: StopReason | None = None
+        self.raw_stop_reason: str | None = None
+        self.error: ProviderError | None = None
+        self.events: list[StreamEvent] = []
+        self._parts: dict[Hashable, _Part] = {}
+
+    # parts -----------------------------------------------------------------------------------
+
+    def has(self, key: Hashable) -> bool:
+        return key in self._parts
+
+    def kind_of(self, key: Hashable) -> PartKind | None:
+        part = self._parts.get(key)
+        return None if part is None else part.kind
+
+    def _part(self, key: Hashable, kind: PartKind) -> _Part:
+        part = self._parts.get(key)
+        if part is None:
+            part = _Part(kind, len(self._parts))
+            self._parts[key] = part
+        return part
+
+    def text(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
+        part = self._part(key, "text")
+        if delta:
+            part.chunks.append(delta)
+            self.events.append(TextDeltaEvent(index=part.position, delta=delta))
+        if signature:
+            part.signature = signature
+
+    def thinking(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
+        part = self._part(key, "thinking")
+        if delta:
+            part.chunks.append(delta)
+            self.events.append(ThinkingDeltaEvent(index=part.position, delta=delta))
+        if signature:
+            part.signature = signature
+
+    def signature(self, key: Hashable, signature: str, *, kind: PartKind = "thinking") -> None:
+        """Append a signature fragment (Anthropic sends it whole in one `signature_delta`)."""
+        part = self._part(key, kind)
+        part.signature = (part.signature or "") + signature
+
+    def redacted_thinking(self, key: Hashable, data: str) -> None:
+        part = self._part(key, "redacted_thinking")
+        part.chunks.append(data)
+
+    def tool_call(
+        self,
+        key: Hashable,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        arguments_delta: str | None = None,
+        arguments: Any = None,
+        signature: str | None = None,
+    ) -> None:
+        """Start or extend a tool call. `id`/`name` are set once; later repeats are ignored."""
+        new = key not in self._parts
+        part = self._part(key, "tool_call")
+        if part.tool_id is None and id:
+            part.tool_id = id
+        if part.name is None and name:
+            part.name = name
+        if new:
+            self.events.append(ToolCallStartEvent(index=part.position, id=part.tool_id, name=part.name))
+        if arguments_delta:
+            part.chunks.append(arguments_delta)
+            self.events.append(ToolCallDeltaEvent(index=part.position, delta=arguments_delta))
+        if arguments is not None:
+            part.arguments = arguments
+        if signature:
+            part.signature = signature
+
+    def close(self, key: Hashable) -> None:
+        part = self._parts.get(key)
+        if part is not None and part.kind == "tool_call" and not part.closed:
+            part.closed = True
+            self.events.append(ToolCallEndEvent(index=part.position))
+
+    # message-level ---------------------------------------------------------------------------
+
+    def set_stop(self, raw: str | None, normalized: StopReason | None) -> None:
+        self.raw_stop_reason = raw
+        self.stop_reason = normalized
+
+    def has_tool_calls(self) -> bool:
+        return any(p.kind == "tool_call" for p in self._parts.values())
+
+    def build(self) -> AssistantMessage:
+        for key in list(self._parts):
+            self.close(key)
+        blocks: list[AssistantBlock] = []
+        thinking: list[AssistantBlock] = []
+        tool_ordinal = 0
+        for part in self._parts.values():
+            text = "".join(part.chunks)
+            if part.kind == "thinking":
+                if text or part.signature:
+                    thinking.append(ThinkingBlock(thinking=text, signature=part.signature))
+            elif part.kind == "redacted_thinking":
+                thinking.append(RedactedThinkingBlock(data=text))
+            elif part.kind == "text":
+                if text or part.signature:
+                    blocks.append(TextBlock(text=text, signature=part.signature))
+            else:
+                if part.arguments is not None:
+                    args, raw = coerce_arguments(part.arguments)
+                else:
+                    args, raw = parse_arguments(text if part.chunks else None)
+                blocks.append(
+                    ToolCallBlock(
+                        id=part.tool_id or f"call_{tool_ordinal}",
+                        name=part.name or "",
+                        arguments=args,
+                        raw_arguments=raw,
+                        signature=part.signature,
+                    )
+                )
+                tool_ordinal += 1
+        return AssistantMessage(
+            content=thinking + blocks,
+            stop_reason=self.stop_reason,
+            raw_stop_reason=self.raw_stop_reason,
+            usage=self.usage,
+            provider=self.provider,
+            model=self.model,
+            error=self.error,
+        )

@@ -1,0 +1,160 @@
+"""Shared pieces of error classification: retry hints, context-overflow patterns, key redaction.
+
+Dialects keep their own vocabulary tables in `codecs/<dialect>/errors.py`; what every dialect
+needs the same way lives here, as tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+from conformance.model import ErrorKind, ProviderError
+
+# HTTP status → kind when the body says nothing more specific.
+STATUS_KINDS: dict[int, ErrorKind] = {
+    400: "invalid_request",
+    401: "auth",
+    402: "permission",
+    403: "permission",
+    404: "not_found",
+    408: "timeout",
+    409: "server",
+    413: "payload_too_large",
+    422: "invalid_request",
+    429: "rate_limited",
+    499: "timeout",
+    500: "server",
+    502: "server",
+    503: "overloaded",
+    504: "timeout",
+    529: "overloaded",
+}
+
+
+def kind_for_status(status: int | None) -> ErrorKind:
+    if status is None:
+        return "server"
+    if status in STATUS_KINDS:
+        return STATUS_KINDS[status]
+    return "server" if status >= 500 else "invalid_request"
+
+
+# Context-window errors, recognised by message across providers (one pattern per wording).
+CONTEXT_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"maximum context length is \d+ tokens",  # OpenAI, DeepSeek, Groq, OpenRouter, vLLM
+        r"context_length_exceeded",
+        r"exceeds the context window",  # OpenAI Responses
+        r"prompt is too long: \d+ tokens > \d+ maximum",  # Anthropic
+        r"input length and `?max_tokens`? exceed context limit",  # Anthropic
+        r"input token count \(\d+\) exceeds the maximum number of tokens allowed",  # Gemini
+        r"too large for model with \d+ maximum context length",  # Mistral
+        r"prompt too long; exceeded (max )?context length",  # xAI
+        r"this model's maximum prompt length is \d+",  # xAI
+        r"input length .* exceeds (the )?(maximum|context) ",  # Ollama / llama.cpp wording
+        r"requested \d+ tokens .* context (length|window)",  # generic gateways
+    )
+)
+
+
+def is_context_overflow(text: str | None) -> bool:
+    return bool(text) and any(p.search(text or "") for p in CONTEXT_OVERFLOW_PATTERNS)
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(value: str) -> float | None:
+    """Go-style durations (`6m0s`, `1.5s`, `12ms`) and protobuf durations (`34.4s`) → seconds."""
+    value = value.strip()
+    if not value:
+        return None
+    total, pos = 0.0, 0
+    for match in _DURATION.finditer(value):
+        if match.start() != pos:
+            return None
+        total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        pos = match.end()
+    return total if pos == len(value) else None
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    lname = name.lower()
+    for key, value in headers.items():
+        if key.lower() == lname:
+            return value
+    return None
+
+
+def retry_after_from_headers(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
+    """Seconds to wait, from `retry-after-ms`, `retry-after` (seconds or HTTP date), then the
+    reset headers (`x-ratelimit-reset-*` durations, `anthropic-ratelimit-*-reset` RFC 3339)."""
+    if (ms := _header(headers, "retry-after-ms")) is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    if (ra := _header(headers, "retry-after")) is not None:
+        ra = ra.strip()
+        try:
+            return max(float(ra), 0.0)
+        except ValueError:
+            try:
+                when = parsedate_to_datetime(ra)
+            except (TypeError, ValueError):
+                when = None
+            if when is not None:
+                ref = now or datetime.now(UTC)
+                return max((when - ref).total_seconds(), 0.0)
+    waits: list[float] = []
+    for key, value in headers.items():
+        lkey = key.lower()
+        if lkey.startswith("x-ratelimit-reset"):
+            seconds = parse_duration(value)
+            if seconds is not None:
+                waits.append(seconds)
+        elif lkey.startswith("anthropic-ratelimit-") and lkey.endswith("-reset"):
+            try:
+                when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            ref = now or datetime.now(UTC)
+            waits.append(max((when - ref).total_seconds(), 0.0))
+    return max(waits) if waits else None
+
+
+_SECRET = re.compile(
+    r"(sk-(?:ant-|proj-|or-v1-)?[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|xai-[A-Za-z0-9]{16,}"
+    r"|gsk_[A-Za-z0-9]{16,}|fw_[A-Za-z0-9]{16,}|Bearer\s+[A-Za-z0-9._\-]{8,})"
+)
+
+
+def redact(text: str) -> str:
+    """Remove anything shaped like an API key (providers echo partial keys in 401 messages)."""
+    return _SECRET.sub("<redacted>", text)
+
+
+def make_error(
+    kind: ErrorKind,
+    *,
+    status: int | None,
+    message: str = "",
+    provider_code: str | None = None,
+    retry_after_s: float | None = None,
+) -> ProviderError:
+    """A `ProviderError` with the key-shaped parts of the message redacted; a message that speaks
+    of a context-window overflow makes the kind `context_overflow`."""
+    if kind == "invalid_request" and is_context_overflow(message):
+        kind = "context_overflow"
+    return ProviderError(
+        kind=kind,
+        status=status,
+        message=redact(message),
+        provider_code=provider_code,
+        retry_after_s=retry_after_s,
+    )

@@ -1,0 +1,54 @@
+"""Content blocks, discriminated on `type` (see docs/normalized-form.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+    signature: str | None = None
+    """Opaque, byte-exact (Gemini `thoughtSignature` on a text part)."""
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+    """Opaque, byte-exact; must be sent back unmodified to the provider that made it."""
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolCallBlock(_Block):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    """The wire argument text, only when it was not a JSON object."""
+    signature: str | None = None
+
+
+class ImageBlock(_Block):
+    type: Literal["image"] = "image"
+    media_type: str | None = None
+    data: str | None = None
+    url: str | None = None
+
+
+AssistantBlock = Annotated[
+    ThinkingBlock | RedactedThinkingBlock | TextBlock | ToolCallBlock | ImageBlock,
+    Field(discriminator="type"),
+]
+UserBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]

@@ -1,0 +1,86 @@
+"""The fixed feature catalog: the rows of the matrix, grouped as the report shows them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Feature:
+    id: str
+    group: str
+    title: str
+
+
+GROUPS: tuple[str, ...] = (
+    "responses",
+    "streaming",
+    "tools",
+    "thinking",
+    "requests",
+    "repair",
+    "errors & retries",
+    "transcripts",
+    "generated",
+)
+
+FEATURES: tuple[Feature, ...] = (
+    # responses
+    Feature("text", "responses", "Plain text response"),
+    Feature("usage", "responses", "Usage normalized (cache and reasoning tokens counted once)"),
+    Feature("stop_reasons", "responses", "Every stop reason mapped"),
+    Feature("refusal", "responses", "Refusals"),
+    # streaming
+    Feature("stream_text", "streaming", "Streamed text, multibyte characters split across chunks"),
+    Feature("stream_truncated", "streaming", "Stream cut off before its terminal event"),
+    Feature("stream_error", "streaming", "Error event inside a 200 stream"),
+    Feature("stream_framing", "streaming", "Keep-alive comments, blank lines and optional terminators"),
+    # tools
+    Feature("tool_call", "tools", "Single tool call (JSON and stream)"),
+    Feature("parallel_tool_calls", "tools", "Parallel tool calls, interleaved or all on index 0"),
+    Feature("empty_arguments", "tools", "Empty tool arguments (\"\" and {})"),
+    Feature("invalid_arguments", "tools", "Tool arguments that are not valid JSON"),
+    Feature("prompt_tools", "tools", "Prompt-based tool calling for models without native tools"),
+    # thinking
+    Feature("thinking_signature", "thinking", "Thinking with its signature kept byte-exact"),
+    Feature("thinking_order", "thinking", "Thinking sent after text is moved first"),
+    Feature("redacted_thinking", "thinking", "Redacted thinking kept opaque"),
+    Feature("reasoning_field", "thinking", "Reasoning text in a gateway field or <think> tags"),
+    Feature("part_signatures", "thinking", "Signatures on text and tool-call parts"),
+    # requests
+    Feature("encode_basic", "requests", "System prompt, max tokens and options encoded"),
+    Feature("encode_tools", "requests", "Tools and tool-result history encoded"),
+    Feature("encode_thinking", "requests", "Thinking and signatures sent back (or withheld)"),
+    Feature("tool_id_remap", "requests", "Tool-call ids remapped to the provider's pattern"),
+    Feature("schema_sanitize", "requests", "Tool schemas sanitized for the provider"),
+    # repair
+    Feature("orphan_tool_results", "repair", "Orphaned and missing tool results repaired"),
+    Feature("turn_order", "repair", "Role order and alternation repaired"),
+    Feature("foreign_thinking", "repair", "Thinking from another provider or model"),
+    Feature("empty_blocks", "repair", "Empty blocks and messages removed"),
+    Feature("cross_provider", "repair", "Transcripts handed from one provider to another"),
+    # errors & retries
+    Feature("error_invalid_request", "errors & retries", "400 invalid request"),
+    Feature("error_rate_limit", "errors & retries", "429 with its retry hint"),
+    Feature("error_auth", "errors & retries", "Authentication errors"),
+    Feature("error_not_found", "errors & retries", "Model not found"),
+    Feature("error_overloaded", "errors & retries", "Overloaded and server errors"),
+    Feature("context_overflow", "errors & retries", "Context window exceeded"),
+    Feature("retry_backoff", "errors & retries", "Retry after the provider's hint"),
+    Feature("retry_compress", "errors & retries", "Oversized tool results compressed and retried"),
+    Feature("auth_rotation", "errors & retries", "Auth profiles rotated on 429 and 401"),
+    # transcripts
+    Feature("jsonl_recovery", "transcripts", "Truncated and corrupted JSONL transcripts recovered"),
+    # generated
+    Feature("generated_repair", "generated", "Generated pathological transcripts repaired"),
+    Feature("generated_rechunk", "generated", "Every cassette decoded the same for any split"),
+)
+
+FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)
+
+
+def feature(feature_id: str) -> Feature:
+    for f in FEATURES:
+        if f.id == feature_id:
+            return f
+    raise KeyError(feature_id)

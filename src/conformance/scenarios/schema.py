@@ -1,0 +1,73 @@
+"""The scenario file schema. One YAML file per scenario under `scenarios/<topic>/`; id = stem.
+
+```yaml
+title: Streamed text with a multibyte character split across chunks
+feature: stream_text            # a row of the feature catalog
+check: decode                   # decode | encode | repair | retry | transcript
+input:                          # the conversation the runtime encodes (CONVERSATION.json shape)
+  messages: [{role: user, content: "Say hello"}]
+  options: {stream: true, max_tokens: 64}
+providers:                      # one entry per provider that has something to say
+  openai: {}                    # cassette defaults to cassettes/<provider>/<id>.yaml
+  anthropic: {cassette: cassettes/anthropic/other.yaml}
+  gemini: {unsupported: "Gemini has no …"}
+expected: {message: {...}}      # one normalized form shared by every provider
+overrides:                      # deep-merged over `expected` for one provider
+  anthropic: {message: {raw_stop_reason: end_turn}}
+ignore: [message.usage]         # contract paths left out of the comparison
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from conformance.scenarios.catalog import FEATURE_IDS
+
+Check = Literal["decode", "encode", "repair", "retry", "transcript"]
+CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript")
+
+
+class ProviderEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cassette: str | None = None
+    """Path relative to the project root; default `cassettes/<provider>/<scenario id>.yaml`."""
+    unsupported: str | None = None
+    """Why this provider cannot have this feature (a provider fact, not a missing cassette)."""
+    model: str | None = None
+    """Model to encode for; default: the conversation's, else the profile's default."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Extra runtime options for this provider (e.g. profile flags under test)."""
+
+
+class ScenarioFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    feature: str
+    check: Check
+    description: str = ""
+    input: dict[str, Any] = Field(default_factory=dict)
+    providers: dict[str, ProviderEntry] = Field(default_factory=dict)
+    expected: Any = None
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    ignore: list[str] = Field(default_factory=list)
+    sdk: dict[str, str] = Field(default_factory=dict)
+    """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
+
+    @field_validator("feature")
+    @classmethod
+    def _known_feature(cls, value: str) -> str:
+        if value not in FEATURE_IDS:
+            raise ValueError(f"unknown feature {value!r}; see the feature catalog in the README")
+        return value
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: ({} if v is None else v) for k, v in value.items()}
+        return value

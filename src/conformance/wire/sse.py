@@ -1,0 +1,128 @@
+"""Incremental Server-Sent Events decoder following the WHATWG event-stream rules.
+
+`feed(bytes)` returns the events completed so far and `finish()` the rest, so the frames are the
+same for any split of the input. Rules implemented (html.spec.whatwg.org, "Parsing an event
+stream"): UTF-8 with one leading BOM stripped; lines end at CRLF, LF or CR (a CR at the end of a
+chunk may be the first half of a CRLF); lines starting with `:` are comments; `field: value` with
+one leading space removed from the value; `data` lines joined with LF; `event` names the type
+(default `message`); `id` persists across events unless it holds NUL; `retry` takes ASCII
+digits only; an empty line dispatches, and an event with no data is not dispatched.
+
+One deliberate difference: at end of input the spec discards an event that was not followed by a
+blank line. Providers do end streams that way, so `finish()` dispatches it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+from conformance.exceptions import WireFormatError
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    event: str
+    data: str
+    id: str | None = None
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """One decoder per stream; not reusable after `finish()`."""
+
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        self._tail = ""
+        self._skip_lf = False
+        self._started = False
+        self._offset = 0
+        self._data: list[str] = []
+        self._event = ""
+        self._last_id: str | None = None
+        self._retry: int | None = None
+        self.comments: list[str] = []
+        """Comment lines seen (without the colon), e.g. keep-alives."""
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        try:
+            text = self._utf8.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise WireFormatError(
+                f"SSE stream is not valid UTF-8 ({exc.reason})", where=f"byte {self._offset + exc.start}"
+            ) from None
+        self._offset += len(chunk)
+        return self._feed_text(text)
+
+    def finish(self) -> list[SSEEvent]:
+        try:
+            rest = self._utf8.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise WireFormatError("SSE stream ends inside a UTF-8 sequence", where=f"byte {self._offset}") from None
+        out = self._feed_text(rest)
+        if self._tail:
+            self._line(self._tail, out)
+            self._tail = ""
+        self._dispatch(out)
+        return out
+
+    def _feed_text(self, text: str) -> list[SSEEvent]:
+        if not self._started and text:
+            self._started = True
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if self._skip_lf and text:
+            self._skip_lf = False
+            if text[0] == "\n":
+                text = text[1:]
+        buf = self._tail + text if self._tail else text
+        out: list[SSEEvent] = []
+        pos = 0
+        for match in _LINE_END.finditer(buf):
+            self._line(buf[pos : match.start()], out)
+            pos = match.end()
+        if pos and buf[pos - 1] == "\r":
+            self._skip_lf = True
+        self._tail = buf[pos:]
+        return out
+
+    def _line(self, line: str, out: list[SSEEvent]) -> None:
+        if not line:
+            self._dispatch(out)
+            return
+        if line[0] == ":":
+            self.comments.append(line[1:].lstrip(" "))
+            return
+        colon = line.find(":")
+        if colon < 0:
+            field, value = line, ""
+        else:
+            field, value = line[:colon], line[colon + 1 :]
+            if value[:1] == " ":
+                value = value[1:]
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        elif field == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif field == "retry":
+            if value.isascii() and value.isdigit():
+                self._retry = int(value)
+
+    def _dispatch(self, out: list[SSEEvent]) -> None:
+        if self._data:
+            out.append(SSEEvent(self._event or "message", "\n".join(self._data), self._last_id, self._retry))
+        self._data = []
+        self._event = ""
+        self._retry = None
+
+
+def parse_sse(body: bytes) -> list[SSEEvent]:
+    """All events of a complete body."""
+    decoder = SSEDecoder()
+    return decoder.feed(body) + decoder.finish()
