@@ -1,0 +1,111 @@
+"""Compare an expected normalized form with an actual one: deepdiff behind one small module.
+
+Paths are contract paths (`message.content[0].text`). Central ignore rules leave out what is
+provider vocabulary rather than behaviour (`provider`, `model`); a scenario adds its own. A path
+pattern matches the path itself and everything below it; `[*]` matches any list index and `*`
+any one key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Literal
+
+from deepdiff import DeepDiff
+
+from conformance.report.matrix import DiffEntry
+
+DEFAULT_IGNORE: tuple[str, ...] = (
+    "message.provider",
+    "message.model",
+    "partial.provider",
+    "partial.model",
+)
+
+_CHANGE_KINDS: dict[str, Literal["changed", "added", "removed", "type_changed"]] = {
+    "values_changed": "changed",
+    "type_changes": "type_changed",
+    "dictionary_item_added": "added",
+    "dictionary_item_removed": "removed",
+    "iterable_item_added": "added",
+    "iterable_item_removed": "removed",
+    "attribute_added": "added",
+    "attribute_removed": "removed",
+}
+
+
+def format_path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+@lru_cache(maxsize=512)
+def _pattern(glob: str) -> re.Pattern[str]:
+    regex = re.escape(glob).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[]+")
+    return re.compile(rf"{regex}(?:$|[.\[])")
+
+
+def is_ignored(path: str, patterns: Iterable[str]) -> bool:
+    return any(_pattern(p).match(path) for p in patterns)
+
+
+def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[DiffEntry]:
+    """Differences between two JSON values, minus ignored paths; empty means equal."""
+    patterns = (*DEFAULT_IGNORE, *ignore)
+    tree = DeepDiff(expected, actual, view="tree", verbose_level=2)
+    entries: list[DiffEntry] = []
+    for report_type, levels in tree.items():
+        change = _CHANGE_KINDS.get(report_type)
+        if change is None:
+            continue
+        for level in levels:
+            path = format_path(level.path(output_format="list"))
+            if is_ignored(path, patterns):
+                continue
+            entries.append(
+                DiffEntry(
+                    path=path,
+                    change=change,
+                    expected=None if change == "added" else _plain(level.t1),
+                    actual=None if change == "removed" else _plain(level.t2),
+                )
+            )
+    entries.sort(key=lambda e: e.path)
+    return entries
+
+
+def _plain(value: Any) -> Any:
+    """deepdiff marks missing sides with a NotPresent object: keep JSON values only."""
+    if value is None or isinstance(value, str | int | float | bool | list | dict):
+        return value
+    return None
+
+
+def render_diff(entries: list[DiffEntry]) -> str:
+    """A readable change list, one line per difference."""
+    lines: list[str] = []
+    for e in entries:
+        if e.change == "added":
+            lines.append(f"+ {e.path}: {_short(e.actual)} (unexpected)")
+        elif e.change == "removed":
+            lines.append(f"- {e.path}: {_short(e.expected)} (missing)")
+        else:
+            lines.append(f"~ {e.path}: expected {_short(e.expected)}, got {_short(e.actual)}")
+    return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+__all__ = ["DEFAULT_IGNORE", "diff", "format_path", "is_ignored", "render_diff"]

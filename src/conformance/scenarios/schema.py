@@ -15,6 +15,7 @@ expected: {message: {...}}      # one normalized form shared by every provider
 overrides:                      # deep-merged over `expected` for one provider
   anthropic: {message: {raw_stop_reason: end_turn}}
 ignore: [message.usage]         # contract paths left out of the comparison
+chunk_size: 3                   # replay stream bodies in 3-byte chunks
 ```
 """
 
@@ -55,6 +56,8 @@ class ScenarioFile(BaseModel):
     expected: Any = None
     overrides: dict[str, Any] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
+    chunk_size: int | None = Field(default=None, ge=1)
+    """Replay stream bodies in chunks of this many bytes (e.g. 1 splits every multibyte character)."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 

@@ -84,8 +84,8 @@ class SSEDecoder:
         for match in _LINE_END.finditer(buf):
             self._line(buf[pos : match.start()], out)
             pos = match.end()
-        if pos and buf[pos - 1] == "\r":
-            self._skip_lf = True
+        if pos == len(buf) and buf.endswith("\r"):
+            self._skip_lf = True  # the LF of a CRLF may start the next chunk
         self._tail = buf[pos:]
         return out
 

@@ -1,0 +1,212 @@
+"""`conformance` command line: thin shells over the harness, the runtime and the report.
+
+Exit codes: 0 success; 1 a check failed (a failing cell, a regression, lint findings);
+2 bad input (the message names the file, line or field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.text import Text
+
+from conformance import __version__
+from conformance.capabilities import get_profile, matrix_providers, provider_names
+from conformance.exceptions import ConformanceError, InputError
+from conformance.runtime.protocol import Runtime
+
+Command = Callable[[argparse.Namespace], int]
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    def deco(fn: Command) -> Command:
+        _COMMANDS[name] = fn
+        return fn
+
+    return deco
+
+
+def load_runtime(spec: str | None) -> tuple[Runtime, str]:
+    """`package.module:factory` → a runtime instance; None → the reference runtime."""
+    if not spec:
+        from conformance.runtime.reference import ReferenceRuntime
+
+        return ReferenceRuntime(), "reference"
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise InputError("expected package.module:factory", where="--runtime")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"cannot import {module_name!r}: {exc}", where="--runtime") from None
+    factory = getattr(module, attr, None)
+    if factory is None:
+        raise InputError(f"{module_name} has no attribute {attr!r}", where="--runtime")
+    runtime = factory() if callable(factory) else factory
+    if not isinstance(runtime, Runtime):
+        raise InputError(f"{spec} does not implement the runtime protocol (encode, decode, repair)", where="--runtime")
+    return runtime, getattr(runtime, "name", spec) or spec
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _providers(arg: list[str] | None) -> list[str]:
+    names = arg or matrix_providers()
+    for name in names:
+        get_profile(name)  # UnknownProviderError names the known ones
+    return names
+
+
+# run ---------------------------------------------------------------------------------------------
+
+
+@command("run")
+def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.harness import HarnessContext, build_matrix, run_all
+    from conformance.report.terminal import MatrixTable
+    from conformance.scenarios import load_scenarios
+
+    root = Path(args.root).resolve()
+    scenario_dir = root / "scenarios"
+    runtime, runtime_name = load_runtime(args.runtime)
+    ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name)
+    scenarios = load_scenarios(scenario_dir, only=args.scenario)
+    providers = _providers(args.provider)
+    console = Console()
+    with console.status("replaying scenarios…"):
+        results = run_all(scenarios, providers, ctx)
+    matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)
+    out = Path(args.out)
+    out = out if out.is_absolute() else root / out
+    matrix.save(out / "matrix.json")
+    console.print(MatrixTable(matrix))
+    console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
+    if args.html:
+        from conformance.report.html import write_html
+
+        console.print(f"wrote {ctx.rel(write_html(matrix, out))}")
+    return 1 if matrix.failed() else 0
+
+
+# decode / encode -----------------------------------------------------------------------------------
+
+
+@command("decode")
+def cmd_decode(args: argparse.Namespace) -> int:
+    from conformance.replay.cassette import load_cassette
+
+    runtime, _ = load_runtime(args.runtime)
+    get_profile(args.provider)
+    cassette = load_cassette(Path(args.cassette))
+    for i, it in enumerate(cassette.interactions):
+        outcome = runtime.decode(
+            args.provider,
+            it.response.status,
+            it.response.flat_headers(),
+            [it.response.body],
+            it.request.stream_requested(),
+        )
+        _print_json({"interaction": i, **outcome})
+    return 0
+
+
+@command("encode")
+def cmd_encode(args: argparse.Namespace) -> int:
+    runtime, _ = load_runtime(args.runtime)
+    get_profile(args.provider)
+    conversation = _read_json(Path(args.conversation))
+    _print_json(runtime.encode(conversation, args.provider))
+    return 0
+
+
+# sync-requests -------------------------------------------------------------------------------------
+
+
+@command("sync-requests")
+def cmd_sync_requests(args: argparse.Namespace) -> int:
+    from conformance.replay.sync import sync_requests
+
+    root = Path(args.root).resolve()
+    changed = sync_requests(
+        root, providers=_providers(args.provider), only=args.scenario, write=args.yes, out=sys.stdout
+    )
+    if changed and not args.yes:
+        print(f"{changed} cassette request(s) would change; run again with --yes to write them")
+    return 0
+
+
+# parser ----------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"conformance {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    known = ", ".join(provider_names())
+
+    p = sub.add_parser("run", help="replay every scenario × provider and print the compatibility matrix")
+    p.add_argument("--provider", action="append", help=f"only this provider (repeatable; known: {known})")
+    p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
+    p.add_argument("--root", default=".", help="project root holding scenarios/ and cassettes/ (default: .)")
+    p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
+    p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
+    p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
+
+    p = sub.add_parser("decode", help="print the normalized form of each interaction of a cassette")
+    p.add_argument("--provider", required=True, help=f"provider whose dialect the cassette speaks ({known})")
+    p.add_argument("--runtime", help="runtime as package.module:factory (default: the reference runtime)")
+    p.add_argument("cassette", metavar="CASSETTE.yaml")
+
+    p = sub.add_parser("encode", help="print the wire request body the runtime would send")
+    p.add_argument("--provider", required=True, help=f"target provider ({known})")
+    p.add_argument("--runtime", help="runtime as package.module:factory (default: the reference runtime)")
+    p.add_argument("conversation", metavar="CONVERSATION.json")
+
+    p = sub.add_parser("sync-requests", help="rebuild cassette request bodies from the runtime's encoder")
+    p.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
+    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument("--yes", action="store_true", help="write the changes (without it, only show them)")
+
+    for name, add in _EXTENSIONS:
+        add(sub)
+    return parser
+
+
+_EXTENSIONS: list[tuple[str, Callable[[Any], None]]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except ConformanceError as exc:
+        Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,102 @@
+"""The checks a scenario can name, registered by name. Each returns a `ScenarioResult`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.capabilities import get_profile
+from conformance.codecs import codec_for
+from conformance.exceptions import InputError
+from conformance.harness.context import Check, HarnessContext, judge, result
+from conformance.model import Conversation
+from conformance.replay.player import ReplayMismatch, ReplaySession
+from conformance.report.matrix import ScenarioResult
+from conformance.runtime.reference import parse_conversation
+from conformance.scenarios import Scenario
+
+CHECK_REGISTRY: dict[str, Check] = {}
+
+
+def register_check(name: str, check: Check) -> None:
+    CHECK_REGISTRY[name] = check
+
+
+def conversation_for(scenario: Scenario, provider: str) -> dict[str, Any]:
+    """The scenario's input with the provider entry's model and options applied."""
+    data = dict(scenario.spec.input)
+    entry = scenario.entry(provider)
+    if entry is not None and entry.model:
+        data["model"] = entry.model
+    if entry is not None and entry.options:
+        data["options"] = {**data.get("options", {}), **entry.options}
+    data.setdefault("messages", [])
+    return data
+
+
+def split(body: bytes, size: int | None) -> list[bytes]:
+    if not size or not body:
+        return [body]
+    return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """Encode the input, replay the request from the cassette, decode the answer, compare."""
+    profile = get_profile(provider)
+    cassette = scenario.cassette_path(provider, ctx.root)
+    if not cassette.is_file():
+        return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
+    conv_data = conversation_for(scenario, provider)
+    conv: Conversation = parse_conversation(conv_data, where=f"{scenario.path}: input")
+    wire = codec_for(profile).encode(conv, profile)
+    body = ctx.runtime.encode(conv_data, provider)
+    expected = scenario.expected_for(provider)
+    rel = ctx.rel(cassette)
+    with ReplaySession(cassette) as session:
+        try:
+            response = session.send(wire.method, wire.url(profile), body, wire.headers)
+        except ReplayMismatch as exc:
+            return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
+        unplayed = session.unplayed()
+    actual = ctx.runtime.decode(
+        provider, response.status, response.headers, split(response.body, scenario.spec.chunk_size), wire.stream
+    )
+    if unplayed:
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"interactions {unplayed} of the cassette were never played",
+            cassette=rel,
+            expected=expected,
+            actual=actual,
+        )
+    return judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel)
+
+
+def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """Encode the input for the provider and compare with the expected wire body."""
+    expected = scenario.expected_for(provider)
+    if expected is None:
+        return result(scenario, provider, "missing", "no expected wire request for this provider")
+    actual = ctx.runtime.encode(conversation_for(scenario, provider), provider)
+    return judge(scenario, provider, expected, actual, ctx=ctx)
+
+
+register_check("decode", check_decode)
+register_check("encode", check_encode)
+
+
+def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`."""
+    entry = scenario.entry(provider)
+    if entry is not None and entry.unsupported:
+        return result(scenario, provider, "unsupported", entry.unsupported)
+    check = CHECK_REGISTRY.get(scenario.check)
+    if check is None:
+        return result(scenario, provider, "error", f"no check named {scenario.check!r} is available")
+    try:
+        return check(scenario, provider, ctx)
+    except InputError as exc:
+        return result(scenario, provider, "error", str(exc))
+    except Exception as exc:  # a crash in the runtime under test is a verdict, with its type
+        return result(scenario, provider, "error", f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,72 @@
+"""What every check needs: where the project is, which runtime is under test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.compare import diff
+from conformance.report.matrix import ScenarioResult, Verdict
+from conformance.runtime.protocol import Runtime
+from conformance.scenarios import Scenario
+
+
+@dataclass
+class HarnessContext:
+    root: Path
+    """Project root: scenario cassette paths are relative to it."""
+    runtime: Runtime
+    runtime_name: str = "reference"
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Per-run options checks may read (e.g. hypothesis settings for generated checks)."""
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def result(
+    scenario: Scenario,
+    provider: str,
+    verdict: Verdict,
+    reason: str = "",
+    **fields: Any,
+) -> ScenarioResult:
+    return ScenarioResult(
+        scenario=scenario.id,
+        title=scenario.spec.title,
+        feature=scenario.feature,
+        check=scenario.check,
+        provider=provider,
+        verdict=verdict,
+        reason=reason,
+        scenario_path=str(scenario.path),
+        **fields,
+    )
+
+
+def judge(
+    scenario: Scenario, provider: str, expected: Any, actual: Any, *, ctx: HarnessContext, **fields: Any
+) -> ScenarioResult:
+    """pass when equal up to the ignore rules, else fail with the diff."""
+    entries = diff(expected, actual, ignore=scenario.spec.ignore)
+    if entries:
+        n = len(entries)
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"{n} difference{'s' if n > 1 else ''} from the expected normalized form",
+            expected=expected,
+            actual=actual,
+            diff=entries,
+            **fields,
+        )
+    return result(scenario, provider, "pass", "matches the expected normalized form", expected=expected, actual=actual, **fields)
+
+
+Check = Callable[[Scenario, str, HarnessContext], ScenarioResult]

@@ -1,0 +1,100 @@
+"""Run scenarios × providers and build the matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from conformance import __version__
+from conformance.harness.checks import run_check
+from conformance.harness.context import HarnessContext
+from conformance.replay.cassette import load_cassette
+from conformance.report.matrix import (
+    VERDICTS,
+    Cell,
+    FeatureRow,
+    Matrix,
+    Provenance,
+    ScenarioResult,
+    cell_verdict,
+)
+from conformance.exceptions import CassetteError
+from conformance.scenarios import FEATURES, Scenario
+
+
+def run_all(
+    scenarios: Iterable[Scenario],
+    providers: list[str],
+    ctx: HarnessContext,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[ScenarioResult]:
+    results: list[ScenarioResult] = []
+    for scenario in scenarios:
+        for provider in providers:
+            res = run_check(scenario, provider, ctx)
+            results.append(res)
+            if on_result is not None:
+                on_result(res)
+    return results
+
+
+def _provenance(results: list[ScenarioResult], providers: list[str], ctx: HarnessContext) -> list[Provenance]:
+    out: list[Provenance] = []
+    for provider in providers:
+        paths = sorted({r.cassette for r in results if r.provider == provider and r.cassette})
+        recorded: set[str] = set()
+        models: set[str] = set()
+        for rel in paths:
+            try:
+                meta = load_cassette(ctx.root / rel).meta
+            except CassetteError:
+                continue
+            if meta.get("recorded"):
+                recorded.add(str(meta["recorded"]))
+            if meta.get("model"):
+                models.add(str(meta["model"]))
+        out.append(Provenance(provider=provider, cassettes=len(paths), recorded=sorted(recorded), models=sorted(models)))
+    return out
+
+
+def build_matrix(
+    results: list[ScenarioResult],
+    providers: list[str],
+    ctx: HarnessContext,
+    *,
+    scenario_dir: Path,
+    generated_at: datetime | None = None,
+) -> Matrix:
+    used = {r.feature for r in results}
+    features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in FEATURES if f.id in used]
+    cells: list[Cell] = []
+    for feature in features:
+        for provider in providers:
+            mine = [r for r in results if r.feature == feature.id and r.provider == provider]
+            if not mine:
+                continue
+            counts = {v: sum(1 for r in mine if r.verdict == v) for v in VERDICTS}
+            cells.append(
+                Cell(
+                    provider=provider,
+                    feature=feature.id,
+                    verdict=cell_verdict(mine),
+                    counts={k: v for k, v in counts.items() if v},
+                    results=mine,
+                )
+            )
+    totals = {v: sum(1 for c in cells if c.verdict == v) for v in VERDICTS}
+    return Matrix(
+        harness_version=__version__,
+        runtime=ctx.runtime_name,
+        generated_at=(generated_at or datetime.now(UTC)).isoformat(timespec="seconds"),
+        cassette_dir=ctx.rel(ctx.root / "cassettes"),
+        scenario_dir=ctx.rel(scenario_dir),
+        providers=providers,
+        features=features,
+        cells=cells,
+        counts=totals,
+        provenance=_provenance(results, providers, ctx),
+    )

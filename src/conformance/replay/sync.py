@@ -1,0 +1,68 @@
+"""Rebuild the request side of cassettes from the runtime's encoder.
+
+The request a scenario sends is built by the runtime from the scenario's input, so a cassette's
+recorded request must be exactly that. When the encoder changes on purpose, this shows which
+cassette requests change and, with `write=True`, rewrites them (the responses stay as they are).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+import orjson
+
+from conformance.capabilities import get_profile
+from conformance.codecs import codec_for
+from conformance.compare import diff, render_diff
+from conformance.replay.cassette import load_cassette, save_cassette
+from conformance.runtime.reference import parse_conversation
+from conformance.scenarios import load_scenarios
+
+SYNCED_CHECKS = frozenset({"decode", "retry"})
+
+
+def sync_requests(
+    root: Path, *, providers: list[str], only: list[str] | None, write: bool, out: TextIO
+) -> int:
+    from conformance.harness.checks import conversation_for
+
+    changed = 0
+    for scenario in load_scenarios(root / "scenarios", only=only):
+        if scenario.check not in SYNCED_CHECKS:
+            continue
+        for provider in providers:
+            entry = scenario.entry(provider)
+            if entry is not None and entry.unsupported:
+                continue
+            path = scenario.cassette_path(provider, root)
+            if not path.is_file():
+                continue
+            profile = get_profile(provider)
+            conv = parse_conversation(conversation_for(scenario, provider), where=f"{scenario.path}: input")
+            wire = codec_for(profile).encode(conv, profile)
+            body = orjson.dumps(wire.body)
+            cassette = load_cassette(path)
+            dirty = False
+            for i, it in enumerate(cassette.interactions):
+                if i > 0 and it.request.body is not None:
+                    continue  # later requests of a multi-step cassette are the scenario's own
+                old = it.request.json()
+                if old == wire.body and it.request.uri == wire.url(profile):
+                    continue
+                dirty = True
+                rel = path.relative_to(root) if path.is_relative_to(root) else path
+                out.write(f"{rel} interaction {i}:\n")
+                if old is None:
+                    out.write("  (no request body yet)\n")
+                else:
+                    out.write("  " + render_diff(diff(old, wire.body)).replace("\n", "\n  ") + "\n")
+                it.request.body = body
+                it.request.uri = wire.url(profile)
+                it.request.method = wire.method
+                it.request.headers = {"content-type": ["application/json"]}
+            if dirty:
+                changed += 1
+                if write:
+                    save_cassette(cassette)
+    return changed

@@ -1,0 +1,73 @@
+"""The reference runtime: the `Runtime` protocol implemented with this package's codecs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from conformance.capabilities import ProviderProfile, get_profile
+from conformance.codecs import WireRequest, codec_for, decode_response
+from conformance.exceptions import InputError
+from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
+
+
+def validation_where(exc: ValidationError, prefix: str = "") -> str:
+    """`messages[2].content[0].text` from a pydantic error location."""
+    loc = exc.errors()[0]["loc"] if exc.errors() else ()
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("system", "user", "assistant", "tool_result", "text", "image", "thinking", "tool_call"):
+            continue  # discriminator tags pydantic inserts
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def parse_conversation(data: Any, *, where: str = "conversation") -> Conversation:
+    try:
+        return Conversation.model_validate(data)
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"]
+        raise InputError(msg, where=f"{where}: {validation_where(exc)}") from None
+
+
+def parse_messages(data: Any, *, where: str = "messages") -> list[Message]:
+    try:
+        return MESSAGES_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"]
+        raise InputError(msg, where=f"{where}: {validation_where(exc, 'messages')}") from None
+
+
+class ReferenceRuntime:
+    name = "reference"
+
+    def wire_request(self, conversation: Conversation, profile: ProviderProfile) -> WireRequest:
+        return codec_for(profile).encode(conversation, profile)
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        profile = get_profile(provider)
+        return self.wire_request(parse_conversation(conversation), profile).body
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        profile = get_profile(provider)
+        outcome = decode_response(
+            codec_for(profile), profile, status, headers, b"".join(chunks), stream_hint=stream, chunks=chunks
+        )
+        return outcome.to_json()
+
+    def repair(self, messages: list[dict[str, Any]], provider: str, model: str | None) -> dict[str, Any]:
+        from conformance.runtime.repair import repair
+
+        profile = get_profile(provider)
+        result = repair(parse_messages(messages), profile, model=model)
+        return {
+            "messages": [dump(m) for m in result.messages],
+            "actions": [a.model_dump(mode="json") if hasattr(a, "model_dump") else vars(a) for a in result.actions],
+            "warnings": list(result.warnings),
+        }

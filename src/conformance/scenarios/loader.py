@@ -1,0 +1,117 @@
+"""Load scenario files. Errors name the file and the field path (`title`, `providers.openai.cassette`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from conformance.exceptions import ScenarioError
+from conformance.scenarios.schema import ProviderEntry, ScenarioFile
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    """The file's stem; unique across topics."""
+    topic: str
+    path: Path
+    spec: ScenarioFile
+
+    @property
+    def feature(self) -> str:
+        return self.spec.feature
+
+    @property
+    def check(self) -> str:
+        return self.spec.check
+
+    def entry(self, provider: str) -> ProviderEntry | None:
+        return self.spec.providers.get(provider)
+
+    def cassette_path(self, provider: str, root: Path) -> Path:
+        entry = self.entry(provider)
+        if entry is not None and entry.cassette:
+            return root / entry.cassette
+        return root / "cassettes" / provider / f"{self.id}.yaml"
+
+    def expected_for(self, provider: str) -> Any:
+        """The shared expected form with the provider's override deep-merged over it."""
+        override = self.spec.overrides.get(provider)
+        return self.spec.expected if override is None else deep_merge(self.spec.expected, override)
+
+
+def deep_merge(base: Any, override: Any) -> Any:
+    """Mappings merge key by key; lists merge index by index (extra items appended); scalars replace.
+    A `null` in a mapping override removes the key."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        out = dict(base)
+        for key, value in override.items():
+            if value is None:
+                out.pop(key, None)
+            elif key in out:
+                out[key] = deep_merge(out[key], value)
+            else:
+                out[key] = value
+        return out
+    if isinstance(base, list) and isinstance(override, list):
+        merged = [deep_merge(b, o) for b, o in zip(base, override, strict=False)]
+        return merged + base[len(override) :] + override[len(base) :]
+    return override
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def load_scenario(path: Path, root: Path | None = None) -> Scenario:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("no such scenario file", where=str(path)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ScenarioError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", where=where) from None
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario is a YAML mapping", where=str(path))
+    try:
+        spec = ScenarioFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = _loc(tuple(first["loc"])) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ScenarioError(f"{field}: {first['msg']}{more}", where=str(path)) from None
+    topic = path.parent.name if root is None else path.parent.relative_to(root).as_posix()
+    return Scenario(id=path.stem, topic=topic, path=path, spec=spec)
+
+
+def load_scenarios(directory: Path, *, only: Iterable[str] | None = None) -> list[Scenario]:
+    """Every `*.yaml` below `directory`, sorted by topic then id; ids must be unique."""
+    if not directory.is_dir():
+        raise ScenarioError("no such scenario directory", where=str(directory))
+    wanted = set(only) if only is not None else None
+    seen: dict[str, Path] = {}
+    out: list[Scenario] = []
+    for path in sorted(directory.rglob("*.yaml")):
+        if wanted is not None and path.stem not in wanted:
+            continue
+        scenario = load_scenario(path, directory)
+        if scenario.id in seen:
+            raise ScenarioError(f"duplicate scenario id {scenario.id!r} (also {seen[scenario.id]})", where=str(path))
+        seen[scenario.id] = path
+        out.append(scenario)
+    if wanted:
+        missing = wanted - set(seen)
+        if missing:
+            raise ScenarioError(f"no scenario named {', '.join(sorted(missing))}", where=str(directory))
+    return sorted(out, key=lambda s: (s.topic, s.id))
