@@ -188,19 +188,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="project root (default: .)")
     p.add_argument("--yes", action="store_true", help="write the changes (without it, only show them)")
 
-    for name, add in _EXTENSIONS:
-        add(sub)
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(f"conformance.commands.{module_name}")
+        module.add_parser(sub)
     return parser
 
 
-_EXTENSIONS: list[tuple[str, Callable[[Any], None]]] = []
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules of `conformance.commands` that add subcommands: each has `add_parser(subparsers)`,
+which sets `func` (a `Command`) as the parser default."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _COMMANDS[args.command](args)
+        handler: Command = getattr(args, "func", None) or _COMMANDS[args.command]
+        return handler(args)
     except ConformanceError as exc:
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
         return 2

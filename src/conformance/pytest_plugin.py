@@ -31,7 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-root", default=None, help="project root holding scenarios/ and cassettes/")
     group.addoption("--conformance-html", default=None, metavar="DIR", help="write matrix.json and index.html here")
     group.addoption(
-        "--conformance-runtime", default=None, metavar="MODULE:FACTORY", help="runtime under test (default: reference)"
+        "--conformance-runtime",
+        default=None,
+        metavar="MODULE:FACTORY",
+        help="runtime under test (default: reference)",
     )
 
 
@@ -80,7 +83,9 @@ class ScenarioFile(pytest.File):
         except ConformanceError as exc:
             raise self.CollectError(str(exc)) from None
         for provider in providers:
-            item = ScenarioItem.from_parent(self, name=f"{scenario.id}[{provider}]", scenario=scenario, provider=provider)
+            item = ScenarioItem.from_parent(
+                self, name=f"{scenario.id}[{provider}]", scenario=scenario, provider=provider
+            )
             item.add_marker(pytest.mark.provider)
             yield item
 

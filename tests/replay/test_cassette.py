@@ -67,7 +67,10 @@ def test_crlf_bodies_survive(tmp_path: Path) -> None:
     [
         ("interactions: [\n", r"c\.yaml:2: malformed YAML"),
         ("version: 1\n", "missing field 'interactions'"),
-        ("interactions:\n- request: {method: POST, uri: u}\n", r"interactions\[0\]: missing field 'response'"),
+        (
+            "interactions:\n- request: {method: POST, uri: u}\n",
+            r"interactions\[0\]: missing field 'response'",
+        ),
         (
             "interactions:\n- request: {method: POST, uri: u}\n  response: {status: {code: OK}}\n",
             r"interactions\[0\]\.response\.status\.code: status code must be an integer",

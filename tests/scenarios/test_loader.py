@@ -49,7 +49,10 @@ def test_loads_a_scenario(tmp_path: Path) -> None:
     [
         ("title: [unclosed\n", r"x\.yaml:2: malformed YAML"),
         ("- a list\n", "a scenario is a YAML mapping"),
-        (GOOD.replace("feature: text", "feature: teleport"), "feature: Value error, unknown feature 'teleport'"),
+        (
+            GOOD.replace("feature: text", "feature: teleport"),
+            "feature: Value error, unknown feature 'teleport'",
+        ),
         (GOOD.replace("check: decode", "check: vibes"), "check: Input should be"),
         (GOOD.replace("title: Plain text\n", ""), "title: Field required"),
         (GOOD.replace("openai:\n", "openai: {casette: x}\n"), r"providers\.openai\.casette: Extra inputs"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.base import Codec, StreamAccumulator, WireRequest, decode_response, header
 from conformance.codecs.builder import MessageBuilder
@@ -14,16 +16,13 @@ def register_codec(codec: Codec) -> None:
 
 
 def codec_for(profile: ProviderProfile) -> Codec:
-    if not _CODECS:
-        _load_builtin()
-    return _CODECS[profile.dialect]
-
-
-def _load_builtin() -> None:
-    from conformance.codecs import anthropic, gemini, ollama, openai_chat
-
-    for module in (openai_chat, anthropic, gemini, ollama):
-        register_codec(module.CODEC)
+    """The codec of the profile's dialect (built-in dialects are imported on first use)."""
+    codec = _CODECS.get(profile.dialect)
+    if codec is None:
+        module = importlib.import_module(f"conformance.codecs.{profile.dialect}")
+        codec = module.CODEC
+        register_codec(codec)
+    return codec
 
 
 __all__ = [

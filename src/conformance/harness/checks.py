@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
-from conformance.exceptions import InputError
+from conformance.exceptions import InputError, ScenarioError
 from conformance.harness.context import Check, HarnessContext, judge, result
-from conformance.model import Conversation
+from conformance.model import Conversation, Outcome
 from conformance.replay.player import ReplayMismatch, ReplaySession
 from conformance.report.matrix import ScenarioResult
 from conformance.runtime.reference import parse_conversation
@@ -39,6 +41,21 @@ def split(body: bytes, size: int | None) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
 
+def canonical_outcome(data: Any) -> dict[str, Any]:
+    """The contract JSON of an outcome with defaults filled, so omitted defaults compare equal."""
+    return Outcome.model_validate(data).to_json()
+
+
+def expected_outcome(scenario: Scenario, provider: str) -> dict[str, Any]:
+    data = scenario.expected_for(provider)
+    try:
+        return canonical_outcome(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "expected"
+        raise ScenarioError(f"expected.{where}: {first['msg']}", where=str(scenario.path)) from None
+
+
 def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     """Encode the input, replay the request from the cassette, decode the answer, compare."""
     profile = get_profile(provider)
@@ -49,16 +66,22 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     conv: Conversation = parse_conversation(conv_data, where=f"{scenario.path}: input")
     wire = codec_for(profile).encode(conv, profile)
     body = ctx.runtime.encode(conv_data, provider)
-    expected = scenario.expected_for(provider)
+    expected = expected_outcome(scenario, provider)
     rel = ctx.rel(cassette)
     with ReplaySession(cassette) as session:
         try:
             response = session.send(wire.method, wire.url(profile), body, wire.headers)
         except ReplayMismatch as exc:
-            return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
+            return result(
+                scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected
+            )
         unplayed = session.unplayed()
     actual = ctx.runtime.decode(
-        provider, response.status, response.headers, split(response.body, scenario.spec.chunk_size), wire.stream
+        provider,
+        response.status,
+        response.headers,
+        split(response.body, scenario.spec.chunk_size),
+        wire.stream,
     )
     if unplayed:
         return result(
@@ -66,6 +89,18 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             provider,
             "fail",
             f"interactions {unplayed} of the cassette were never played",
+            cassette=rel,
+            expected=expected,
+            actual=actual,
+        )
+    try:
+        actual = canonical_outcome(actual)
+    except ValidationError as exc:
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"the runtime's output is not a normalized outcome: {exc.errors()[0]['msg']}",
             cassette=rel,
             expected=expected,
             actual=actual,

@@ -66,7 +66,15 @@ def judge(
             diff=entries,
             **fields,
         )
-    return result(scenario, provider, "pass", "matches the expected normalized form", expected=expected, actual=actual, **fields)
+    return result(
+        scenario,
+        provider,
+        "pass",
+        "matches the expected normalized form",
+        expected=expected,
+        actual=actual,
+        **fields,
+    )
 
 
 Check = Callable[[Scenario, str, HarnessContext], ScenarioResult]

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from conformance import __version__
+from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
 from conformance.replay.cassette import load_cassette
@@ -19,7 +20,6 @@ from conformance.report.matrix import (
     ScenarioResult,
     cell_verdict,
 )
-from conformance.exceptions import CassetteError
 from conformance.scenarios import FEATURES, Scenario
 
 
@@ -55,7 +55,9 @@ def _provenance(results: list[ScenarioResult], providers: list[str], ctx: Harnes
                 recorded.add(str(meta["recorded"]))
             if meta.get("model"):
                 models.add(str(meta["model"]))
-        out.append(Provenance(provider=provider, cassettes=len(paths), recorded=sorted(recorded), models=sorted(models)))
+        out.append(
+            Provenance(provider=provider, cassettes=len(paths), recorded=sorted(recorded), models=sorted(models))
+        )
     return out
 
 

@@ -40,7 +40,5 @@ class Outcome(BaseModel):
             out["message"] = self.message.model_dump(mode="json", exclude_none=True)
         if self.error is not None:
             out["error"] = self.error.model_dump(mode="json", exclude_none=True)
-            out["partial"] = (
-                None if self.partial is None else self.partial.model_dump(mode="json", exclude_none=True)
-            )
+            out["partial"] = None if self.partial is None else self.partial.model_dump(mode="json", exclude_none=True)
         return out

@@ -22,9 +22,7 @@ from conformance.scenarios import load_scenarios
 SYNCED_CHECKS = frozenset({"decode", "retry"})
 
 
-def sync_requests(
-    root: Path, *, providers: list[str], only: list[str] | None, write: bool, out: TextIO
-) -> int:
+def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, write: bool, out: TextIO) -> int:
     from conformance.harness.checks import conversation_for
 
     changed = 0

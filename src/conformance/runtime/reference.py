@@ -11,18 +11,34 @@ from conformance.codecs import WireRequest, codec_for, decode_response
 from conformance.exceptions import InputError
 from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
 
+_UNION_TAGS = frozenset(
+    {
+        "system",
+        "user",
+        "assistant",
+        "tool_result",
+        "text",
+        "image",
+        "thinking",
+        "redacted_thinking",
+        "tool_call",
+    }
+)
+
 
 def validation_where(exc: ValidationError, prefix: str = "") -> str:
     """`messages[2].content[0].text` from a pydantic error location."""
     loc = exc.errors()[0]["loc"] if exc.errors() else ()
     out = prefix
+    previous: object = None
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("system", "user", "assistant", "tool_result", "text", "image", "thinking", "tool_call"):
-            continue  # discriminator tags pydantic inserts
+        elif isinstance(previous, int) and part in _UNION_TAGS:
+            pass  # the discriminator tag pydantic inserts after a list index
         else:
             out += f".{part}" if out else str(part)
+        previous = part
     return out or "(top level)"
 
 

@@ -38,7 +38,7 @@ FEATURES: tuple[Feature, ...] = (
     # tools
     Feature("tool_call", "tools", "Single tool call (JSON and stream)"),
     Feature("parallel_tool_calls", "tools", "Parallel tool calls, interleaved or all on index 0"),
-    Feature("empty_arguments", "tools", "Empty tool arguments (\"\" and {})"),
+    Feature("empty_arguments", "tools", 'Empty tool arguments ("" and {})'),
     Feature("invalid_arguments", "tools", "Tool arguments that are not valid JSON"),
     Feature("prompt_tools", "tools", "Prompt-based tool calling for models without native tools"),
     # thinking

@@ -107,12 +107,10 @@ class SSEDecoder:
             self._data.append(value)
         elif field == "event":
             self._event = value
-        elif field == "id":
-            if "\0" not in value:
-                self._last_id = value
-        elif field == "retry":
-            if value.isascii() and value.isdigit():
-                self._retry = int(value)
+        elif field == "id" and "\0" not in value:
+            self._last_id = value
+        elif field == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
 
     def _dispatch(self, out: list[SSEEvent]) -> None:
         if self._data:

@@ -1,0 +1,20 @@
+"""The Anthropic Messages dialect (`POST /v1/messages`, JSON and SSE)."""
+
+from __future__ import annotations
+
+from conformance.codecs.anthropic.decode import decode
+from conformance.codecs.anthropic.encode import encode
+from conformance.codecs.anthropic.errors import classify, error_from_payload
+from conformance.codecs.anthropic.stream import AnthropicStream
+from conformance.codecs.base import Codec
+
+CODEC = Codec(
+    dialect="anthropic",
+    encode=encode,
+    decode=decode,
+    stream=AnthropicStream,
+    classify=classify,
+    stream_content_types=("text/event-stream",),
+)
+
+__all__ = ["CODEC", "AnthropicStream", "classify", "decode", "encode", "error_from_payload"]

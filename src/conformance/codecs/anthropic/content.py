@@ -1,0 +1,88 @@
+"""Pieces shared by the JSON and the stream decoder: content blocks, usage, stop reasons.
+
+Block types with a canonical form are `text`, `thinking`, `redacted_thinking` and `tool_use`.
+Server-side tool blocks (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, code
+execution results, `compaction`, …) describe work the provider did itself; the contract has no
+block for them, so they are skipped (and so are their stream deltas). Text `citations` are
+likewise not part of the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.codecs.anthropic.vocabulary import STOP_REASONS
+from conformance.codecs.builder import MessageBuilder
+from conformance.exceptions import WireFormatError
+from conformance.model import Usage
+
+KNOWN_BLOCKS: frozenset[str] = frozenset({"text", "thinking", "redacted_thinking", "tool_use"})
+
+
+def as_object(value: Any, where: str) -> dict[str, Any]:
+    """`value` when it is a JSON object; corrupt input otherwise."""
+    if not isinstance(value, dict):
+        raise WireFormatError(f"expected a JSON object, got {type(value).__name__}", where=where)
+    return value
+
+
+def _str(block: Mapping[str, Any], key: str) -> str:
+    value = block.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def add_block(builder: MessageBuilder, index: int, block: Mapping[str, Any], *, whole: bool) -> bool:
+    """Open the part for one content block; False when the block type has no canonical form.
+
+    `whole` is True for a complete block (non-stream body), False for `content_block_start`,
+    whose `tool_use.input` is only a placeholder: the input arrives as `input_json_delta`s.
+    """
+    kind = block.get("type")
+    if kind == "text":
+        builder.text(index, _str(block, "text"))
+    elif kind == "thinking":
+        builder.thinking(index, _str(block, "thinking"), signature=_str(block, "signature") or None)
+    elif kind == "redacted_thinking":
+        builder.redacted_thinking(index, _str(block, "data"))
+    elif kind == "tool_use":
+        builder.tool_call(
+            index,
+            id=_str(block, "id") or None,
+            name=_str(block, "name") or None,
+            arguments=block.get("input", {}) if whole else None,
+        )
+    else:
+        return False
+    return True
+
+
+def _count(raw: Mapping[str, Any], key: str) -> int:
+    value = raw.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_of(raw: Mapping[str, Any]) -> Usage:
+    """Wire usage → contract usage: cache reads and writes are added to `input_tokens`."""
+    details = raw.get("output_tokens_details")
+    cache_read = _count(raw, "cache_read_input_tokens")
+    cache_write = _count(raw, "cache_creation_input_tokens")
+    return Usage(
+        input_tokens=_count(raw, "input_tokens") + cache_read + cache_write,
+        output_tokens=_count(raw, "output_tokens"),
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        reasoning_tokens=_count(details, "thinking_tokens") if isinstance(details, dict) else 0,
+    )
+
+
+def merge_usage(earlier: Mapping[str, Any] | None, later: Mapping[str, Any]) -> dict[str, Any]:
+    """Cumulative stream usage: a field present (and not null) in `later` replaces the earlier one."""
+    merged = dict(earlier or {})
+    merged.update({key: value for key, value in later.items() if value is not None})
+    return merged
+
+
+def set_stop(builder: MessageBuilder, raw: Any) -> None:
+    if isinstance(raw, str):
+        builder.set_stop(raw, STOP_REASONS.get(raw))

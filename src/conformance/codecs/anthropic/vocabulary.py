@@ -1,0 +1,47 @@
+"""Anthropic Messages vocabulary: the tables every module of this dialect reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.model import ErrorKind, StopReason
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_use",
+    "refusal": "refusal",
+    "pause_turn": "stop",
+    "model_context_window_exceeded": "length",
+}
+"""`stop_reason` → normalized; a value not listed keeps `raw_stop_reason` and has no `stop_reason`."""
+
+ERROR_TYPES: dict[str, ErrorKind] = {
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "auth",
+    "billing_error": "permission",
+    "permission_error": "permission",
+    "not_found_error": "not_found",
+    "request_too_large": "payload_too_large",
+    "rate_limit_error": "rate_limited",
+    "api_error": "server",
+    "timeout_error": "timeout",
+    "overloaded_error": "overloaded",
+}
+"""`error.type` of the error envelope (HTTP body or `event: error`) → kind."""
+
+TOOL_CHOICES: dict[str, dict[str, Any]] = {
+    "auto": {"type": "auto"},
+    "none": {"type": "none"},
+    "required": {"type": "any"},
+    "any": {"type": "any"},
+}
+"""Canonical `tool_choice` words → wire object; any other word names a tool."""
+
+PASSTHROUGH_OPTIONS: tuple[str, ...] = ("top_k", "metadata", "service_tier")
+"""Extra `Options` keys sent to the wire unchanged (Anthropic request fields without a canonical
+option); other unknown option keys are not Anthropic's and are not sent."""
+
+END_EVENT = "message_stop"
+"""The stream's terminal event; a stream without it was cut off."""

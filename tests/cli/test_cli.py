@@ -1,0 +1,82 @@
+"""The command line as a user runs it: output shapes, exit codes, errors that name where."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from tests.harness.project import SCENARIO, make_project
+
+
+def test_decode_prints_one_outcome_per_interaction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(tmp_path)
+    assert main(["decode", "--provider", "anthropic", str(root / "cassettes/anthropic/text_hello.yaml")]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    out = json.loads(line)
+    assert out["interaction"] == 0
+    assert out["message"]["content"] == [{"type": "text", "text": "Hello!"}]
+    assert out["message"]["stop_reason"] == "stop"
+
+
+def test_encode_prints_the_wire_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conv = tmp_path / "conversation.json"
+    conv.write_text(
+        json.dumps(
+            {
+                "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Hi"}],
+                "options": {"max_tokens": 100},
+                "model": "claude-sonnet-4-5",
+            }
+        )
+    )
+    assert main(["encode", "--provider", "anthropic", str(conv)]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["system"] == [{"type": "text", "text": "Be terse."}]
+    assert body["max_tokens"] == 100
+    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]
+
+
+def test_run_writes_the_matrix_and_exits_by_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(tmp_path)
+    args = ["run", "--root", str(root), "--provider", "anthropic", "--provider", "openai", "--no-html"]
+    assert main(args) == 0
+    matrix = json.loads((root / "reports/matrix.json").read_text())
+    assert matrix["counts"] == {
+        "pass": 1,
+        "fail": 0,
+        "unsupported": 1,
+        "missing": 0,
+        "error": 0,
+        "skipped": 0,
+    }
+    assert "✓ 1/1" in capsys.readouterr().out
+    (root / "scenarios/responses/text_hello.yaml").write_text(SCENARIO.replace('text: "Hello!"', 'text: "Bye"'))
+    assert main(args) == 1
+    assert "✗ text_hello[anthropic]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["decode", "--provider", "nope", "x.yaml"], "unknown provider 'nope'"),
+        (["decode", "--provider", "openai", "missing.yaml"], "missing.yaml: no such cassette"),
+        (["encode", "--provider", "openai", "missing.json"], "missing.json: no such file"),
+        (["run", "--root", "/nonexistent"], "/nonexistent/scenarios: no such scenario directory"),
+        (["run", "--runtime", "nomodule_xyz:make"], "--runtime: cannot import 'nomodule_xyz'"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err.replace("\n", "")
+    assert "Traceback" not in err
+
+
+def test_malformed_conversation_names_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conv = tmp_path / "c.json"
+    conv.write_text(json.dumps({"messages": [{"role": "user", "content": [{"type": "text"}]}]}))
+    assert main(["encode", "--provider", "anthropic", str(conv)]) == 2
+    assert "messages[0].content[0].text" in capsys.readouterr().err

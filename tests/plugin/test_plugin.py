@@ -1,0 +1,105 @@
+"""The pytest plugin end to end, in a throwaway project run by pytester."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.harness.project import SCENARIO, make_project
+
+pytest_plugins = ["pytester"]
+
+INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    make_project(pytester.path)
+    pytester.makeini(INI)
+    return pytester
+
+
+def ini(pytester: pytest.Pytester) -> Path:
+    path = pytester.path / "pytest.ini"
+    path.write_text(INI)
+    return path
+
+
+def test_one_item_per_scenario_and_provider(project: pytest.Pytester) -> None:
+    result = project.runpytest(
+        "-m", "provider", "--collect-only", "-q", "--provider", "anthropic", "--provider", "openai"
+    )
+    result.stdout.fnmatch_lines(
+        ["*text_hello.yaml::text_hello[[]anthropic[]]", "*text_hello.yaml::text_hello[[]openai[]]"]
+    )
+
+
+def test_marker_is_registered_with_a_description(project: pytest.Pytester) -> None:
+    result = project.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.provider: a conformance check of one scenario*"])
+
+
+def test_pass_and_unsupported(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--provider", "openai", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*unsupported: not under test here*"])
+
+
+def test_narrowing_to_one_provider(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--provider", "anthropic")
+    result.assert_outcomes(passed=1)
+
+
+def test_failure_shows_a_readable_diff(pytester: pytest.Pytester) -> None:
+    make_project(pytester.path, scenario=SCENARIO.replace('text: "Hello!"', 'text: "Hi!"'))
+    result = pytester.runpytest("-m", "provider", "--provider", "anthropic", "-c", str(ini(pytester)))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*text_hello[[]anthropic[]] — Plain text from Anthropic*",
+            "*cassette: cassettes/anthropic/text_hello.yaml*",
+            '*~ message.content[[]0[]].text: expected "Hi!", got "Hello!"*',
+            "*expected:*",
+            "*actual:*",
+        ]
+    )
+
+
+def test_a_broken_scenario_is_a_collection_error_naming_the_file(pytester: pytest.Pytester) -> None:
+    make_project(pytester.path)
+    (pytester.path / "scenarios/responses/text_hello.yaml").write_text(
+        SCENARIO.replace("feature: text", "feature: nope")
+    )
+    result = pytester.runpytest("-m", "provider", "-c", str(ini(pytester)))
+    result.stdout.fnmatch_lines(["*text_hello.yaml: feature: Value error, unknown feature 'nope'*"])
+    assert result.ret != 0
+
+
+def test_unknown_provider_option(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--provider", "nope")
+    result.stdout.fnmatch_lines(["*unknown provider 'nope'; known providers: openai, anthropic*"])
+
+
+def test_html_report_and_matrix_written(project: pytest.Pytester) -> None:
+    pytest.importorskip("conformance.report.html")
+    out = project.path / "out"
+    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--conformance-html", str(out))
+    result.assert_outcomes(passed=1)
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert matrix["counts"]["pass"] == 1
+    assert (out / "index.html").is_file()
+
+
+def test_projects_without_scenarios_are_left_alone(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", stray="a: 1")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest("-c", str(ini(pytester)))
+    result.assert_outcomes(passed=1)
+
+
+def test_project_root_option(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    result = pytester.runpytest(str(root / "scenarios"), "--conformance-root", str(root), "-c", str(ini(pytester)))
+    result.assert_outcomes(passed=1, skipped=9)
