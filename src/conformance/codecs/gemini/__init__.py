@@ -1,0 +1,18 @@
+"""Gemini Developer API dialect (`generateContent`, `streamGenerateContent?alt=sse`)."""
+
+from conformance.codecs.base import Codec
+from conformance.codecs.gemini.decode import decode
+from conformance.codecs.gemini.encode import encode
+from conformance.codecs.gemini.errors import classify, error_from_payload
+from conformance.codecs.gemini.stream import GeminiStream
+
+CODEC = Codec(
+    dialect="gemini",
+    encode=encode,
+    decode=decode,
+    stream=GeminiStream,
+    classify=classify,
+    stream_content_types=("text/event-stream",),
+)
+
+__all__ = ["CODEC", "GeminiStream", "classify", "decode", "encode", "error_from_payload"]

@@ -1,0 +1,163 @@
+"""One Gemini answer, read from its response objects into the shared `MessageBuilder`.
+
+The same reader serves the JSON body (one object, or a JSON array of chunks) and the SSE
+stream (one object per event), so both paths give the same message, ids included.
+
+Part rules (GEM, GEM-DOC thought signatures):
+- consecutive text parts of the same kind (thought or not) append to one block, across chunks,
+  until a part of another kind arrives; a part carrying `thoughtSignature` ends its block;
+- an empty text part carrying only a signature is its own empty text block, so the signature
+  goes back on a part of its own;
+- `functionCall` parts arrive whole; id-less calls get the builder's `call_<n>`;
+- parts the canonical model cannot hold (`executableCode`, `codeExecutionResult`, server-side
+  `toolCall`/`toolResponse`, `inlineData`, `fileData`) are counted in `unsupported_parts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.builder import MessageBuilder
+from conformance.codecs.gemini.errors import error_from_payload
+from conformance.codecs.gemini.tables import BLOCKED_PROMPT, FINISH_REASONS, UNKNOWN_FINISH
+from conformance.model import AssistantMessage, ProviderError, Usage
+
+_TextKind = Literal["text", "thinking"]
+
+UNSUPPORTED_PARTS = frozenset(
+    {
+        "executableCode",
+        "codeExecutionResult",
+        "toolCall",
+        "toolResponse",
+        "inlineData",
+        "fileData",
+        "functionResponse",
+    }
+)
+"""Part kinds with no canonical block (server-side tools, generated media)."""
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def usage_from(meta: dict[str, Any]) -> Usage:
+    """Gemini counts thoughts apart from `candidatesTokenCount`: output includes them."""
+    thoughts = _int(meta.get("thoughtsTokenCount"))
+    return Usage(
+        input_tokens=_int(meta.get("promptTokenCount")),
+        output_tokens=_int(meta.get("candidatesTokenCount")) + thoughts,
+        cache_read_tokens=_int(meta.get("cachedContentTokenCount")),
+        reasoning_tokens=thoughts,
+    )
+
+
+class ResponseReader:
+    """Per-answer state. Feed response objects in order with `response()`."""
+
+    def __init__(self, profile: ProviderProfile) -> None:
+        self.builder = MessageBuilder(provider=profile.name)
+        self.finished = False
+        """A finish reason (or a prompt block) arrived and no content after it."""
+        self.unsupported_parts: list[str] = []
+        self._run: tuple[_TextKind, int] | None = None
+        self._next_key = 0
+        self._raw_finish: str | None = None
+        self._blocked: str | None = None
+
+    def _new_key(self) -> int:
+        self._next_key += 1
+        return self._next_key
+
+    def fail(self, error: ProviderError) -> None:
+        if self.builder.error is None:
+            self.builder.error = error
+
+    def response(self, obj: Any) -> None:
+        """One `GenerateContentResponse` object (a whole body or one stream chunk)."""
+        if not isinstance(obj, dict):
+            got = type(obj).__name__
+            self.fail(ProviderError(kind="server", message=f"expected a response object, got {got}"))
+            return
+        if (error := error_from_payload(obj)) is not None:
+            self.fail(error)
+            return
+        if isinstance(obj.get("modelVersion"), str):
+            self.builder.model = obj["modelVersion"]
+        if isinstance(obj.get("usageMetadata"), dict):
+            self.builder.usage = usage_from(obj["usageMetadata"])
+        candidates = obj.get("candidates")
+        candidate = _first_candidate(candidates)
+        if candidate is None:
+            feedback = obj.get("promptFeedback")
+            if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
+                self._blocked = feedback["blockReason"]
+                self.finished = True
+            return
+        content = candidate.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if isinstance(parts, list) and parts:
+            self.finished = False
+            for part in parts:
+                if isinstance(part, dict):
+                    self._part(part)
+        if isinstance(candidate.get("finishReason"), str):
+            self._raw_finish = candidate["finishReason"]
+            self.finished = True
+
+    def _part(self, part: dict[str, Any]) -> None:
+        signature = part.get("thoughtSignature") if isinstance(part.get("thoughtSignature"), str) else None
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self._run = None
+            key = self._new_key()
+            args = call.get("args")
+            self.builder.tool_call(
+                key,
+                id=call.get("id") if isinstance(call.get("id"), str) else None,
+                name=call.get("name") if isinstance(call.get("name"), str) else None,
+                arguments={} if args is None else args,
+                signature=signature,
+            )
+            self.builder.close(key)
+            return
+        if "text" not in part and (other := sorted(set(part) & UNSUPPORTED_PARTS)):
+            self._run = None
+            self.unsupported_parts.extend(other)
+            return
+        raw_text = part.get("text")
+        text = raw_text if isinstance(raw_text, str) else ""
+        kind: _TextKind = "thinking" if part.get("thought") is True else "text"
+        if not text and signature is None:
+            return  # an empty part carries nothing
+        run = self._run
+        key = run[1] if text and run is not None and run[0] == kind else self._new_key()
+        if kind == "thinking":
+            self.builder.thinking(key, text, signature=signature)
+        else:
+            self.builder.text(key, text, signature=signature)
+        self._run = None if signature is not None else (kind, key)
+
+    def message(self) -> AssistantMessage:
+        """The message so far, with the normalized stop reason."""
+        if self._raw_finish is not None:
+            normalized = FINISH_REASONS.get(self._raw_finish, UNKNOWN_FINISH)
+            if normalized == "stop" and self.builder.has_tool_calls():
+                normalized = "tool_use"
+            self.builder.set_stop(self._raw_finish, normalized)
+        elif self._blocked is not None:
+            self.builder.set_stop(self._blocked, BLOCKED_PROMPT)
+        return self.builder.build()
+
+
+def _first_candidate(candidates: Any) -> dict[str, Any] | None:
+    """Candidate 0 (the only one unless `candidateCount` > 1)."""
+    if not isinstance(candidates, list):
+        return None
+    found = [c for c in candidates if isinstance(c, dict)]
+    for c in found:
+        if c.get("index", 0) == 0:
+            return c
+    return found[0] if found else None

@@ -1,0 +1,18 @@
+"""Ollama native dialect (`/api/chat`, NDJSON streaming)."""
+
+from conformance.codecs.base import Codec
+from conformance.codecs.ollama.decode import decode
+from conformance.codecs.ollama.encode import encode
+from conformance.codecs.ollama.errors import classify, error_from_message
+from conformance.codecs.ollama.stream import OllamaStream
+
+CODEC = Codec(
+    dialect="ollama",
+    encode=encode,
+    decode=decode,
+    stream=OllamaStream,
+    classify=classify,
+    stream_content_types=("application/x-ndjson",),
+)
+
+__all__ = ["CODEC", "OllamaStream", "classify", "decode", "encode", "error_from_message"]
