@@ -81,6 +81,24 @@ class ProviderProfile(BaseModel):
     """JSON-schema keywords removed from tool parameters before sending."""
     strict_alternation: bool = False
     """user/model turns must alternate (Gemini)."""
+    alternating_roles: bool = False
+    """Same-role neighbours are not sent as separate turns: repair merges text-only neighbours and
+    bridges the others with a placeholder turn (tool results count as the user side)."""
+    thinking_requires_signature: bool = False
+    """Thinking blocks sent back in history must carry a signature; unsigned thinking is treated like
+    thinking from another provider (dropped, or converted to text on request)."""
+    schema_inline_refs: bool = False
+    """Tool schemas must be self-contained: `$ref` is inlined and `$defs`/`definitions` removed."""
+    schema_const_to_enum: bool = False
+    """`const` is not accepted: it becomes a single-value string `enum`."""
+    schema_nullable_style: Literal["type_array", "nullable"] = "type_array"
+    """How a nullable type is written: JSON-schema `type: [T, "null"]`, or OpenAPI `nullable: true`."""
+    schema_enum_as_strings: bool = False
+    """`enum` values must be strings (the schema type becomes `string`)."""
+    schema_string_formats: tuple[str, ...] | None = None
+    """String `format` values accepted; others are dropped with a warning. None: any format."""
+    schema_flatten_combinators: bool = False
+    """`oneOf` is sent as `anyOf` and `allOf` is merged into one schema."""
     payload_too_large_statuses: tuple[int, ...] = (413,)
 
     matrix_column: bool = True
@@ -148,6 +166,8 @@ for _p in (
         extra_headers={"anthropic-version": "2023-06-01"},
         tool_id_pattern=r"[a-zA-Z0-9_-]{1,64}",
         schema_strip_keywords=("default", "examples", "additionalProperties"),
+        alternating_roles=True,
+        thinking_requires_signature=True,
         models={
             "claude-sonnet-4": ModelInfo(context_window=200_000, max_output=64_000),
             "claude-haiku-4": ModelInfo(context_window=200_000, max_output=64_000),
@@ -165,6 +185,13 @@ for _p in (
         default_model="gemini-2.5-flash",
         max_tokens_field="maxOutputTokens",
         strict_alternation=True,
+        alternating_roles=True,
+        schema_inline_refs=True,
+        schema_const_to_enum=True,
+        schema_nullable_style="nullable",
+        schema_enum_as_strings=True,
+        schema_string_formats=("enum", "date-time"),
+        schema_flatten_combinators=True,
         schema_strip_keywords=(
             "$schema",
             "$id",

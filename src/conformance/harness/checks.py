@@ -121,6 +121,16 @@ register_check("decode", check_decode)
 register_check("encode", check_encode)
 
 
+def _register_transcript_checks() -> None:
+    from conformance.harness.transcript_checks import check_repair, check_transcript
+
+    register_check("repair", check_repair)
+    register_check("transcript", check_transcript)
+
+
+_register_transcript_checks()
+
+
 def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`."""
     entry = scenario.entry(provider)

@@ -50,10 +50,17 @@ def result(
 
 
 def judge(
-    scenario: Scenario, provider: str, expected: Any, actual: Any, *, ctx: HarnessContext, **fields: Any
+    scenario: Scenario,
+    provider: str,
+    expected: Any,
+    actual: Any,
+    *,
+    ctx: HarnessContext,
+    ignore: tuple[str, ...] = (),
+    **fields: Any,
 ) -> ScenarioResult:
     """pass when equal up to the ignore rules, else fail with the diff."""
-    entries = diff(expected, actual, ignore=scenario.spec.ignore)
+    entries = diff(expected, actual, ignore=(*ignore, *scenario.spec.ignore))
     if entries:
         n = len(entries)
         return result(

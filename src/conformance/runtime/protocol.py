@@ -26,6 +26,9 @@ class Runtime(Protocol):
         `{"message": …}` or `{"error": …, "partial": …|null}`."""
         ...
 
-    def repair(self, messages: list[dict[str, Any]], provider: str, model: str | None) -> dict[str, Any]:
-        """A transcript → `{"messages": […], "actions": […], "warnings": […]}` for `provider`."""
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A transcript → `{"messages": […], "actions": […], "warnings": […]}` for `provider`.
+        `options`: `foreign_thinking` (`drop` | `text`), `gemini_proxy` (bool)."""
         ...

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import WireRequest, codec_for, decode_response
 from conformance.exceptions import InputError
-from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
+from conformance.model import MESSAGES_ADAPTER, Conversation, Message
 
 _UNION_TAGS = frozenset(
     {
@@ -77,13 +77,13 @@ class ReferenceRuntime:
         )
         return outcome.to_json()
 
-    def repair(self, messages: list[dict[str, Any]], provider: str, model: str | None) -> dict[str, Any]:
-        from conformance.runtime.repair import repair
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        from conformance.runtime.repair import RepairOptions, repair
 
-        profile = get_profile(provider)
-        result = repair(parse_messages(messages), profile, model=model)
-        return {
-            "messages": [dump(m) for m in result.messages],
-            "actions": [a.model_dump(mode="json") if hasattr(a, "model_dump") else vars(a) for a in result.actions],
-            "warnings": list(result.warnings),
-        }
+        try:
+            opts = RepairOptions(**(options or {}))
+        except TypeError as exc:
+            raise InputError(str(exc), where="repair options") from None
+        return repair(parse_messages(messages), get_profile(provider), model=model, options=opts).to_json()

@@ -1,0 +1,40 @@
+"""`conformance report`: the HTML compatibility report from a matrix.json (and the release gate)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("report", help="write the HTML report (index.html) from a matrix.json")
+    p.add_argument("--input", default="reports/matrix.json", help="the run to render (default: reports/matrix.json)")
+    p.add_argument("--previous", help="an earlier matrix.json: cells that got worse are flagged")
+    p.add_argument("--out", default="reports", help="directory for index.html (default: reports/)")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a cell regressed against --previous")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.exceptions import InputError
+    from conformance.report.html import regressions, write_html
+    from conformance.report.matrix import Matrix
+
+    matrix = Matrix.load(Path(args.input))
+    previous = Matrix.load(Path(args.previous)) if args.previous else None
+    if args.fail_on_regression and previous is None:
+        raise InputError("needs --previous to compare against", where="--fail-on-regression")
+    path = write_html(matrix, Path(args.out), previous=previous)
+    console = Console()
+    console.print(f"wrote {path}")
+    if previous is None:
+        return 0
+    worse = regressions(previous, matrix)
+    for reg in worse:
+        console.print(f"[bold red]regressed[/]: {reg}", highlight=False)
+    if not worse:
+        console.print("no cell regressed")
+    return 1 if worse and args.fail_on_regression else 0

@@ -1,0 +1,118 @@
+"""The `repair` and `transcript` checks: a transcript made acceptable to the provider.
+
+- `repair`: the scenario's input messages are repaired for the provider; the repaired messages and
+  the actions (rule + message index) are compared with the expected form, and the repaired
+  transcript, encoded for the provider, must pass that provider's request validator.
+- `transcript`: a JSONL transcript (inline `jsonl` text or a `file` beside the scenario) is loaded;
+  the recovered messages and the line numbers that drew a warning are compared, then the transcript
+  is repaired and encoded for the provider and must pass its validator.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from conformance.capabilities import get_profile
+from conformance.codecs import codec_for
+from conformance.exceptions import ScenarioError
+from conformance.harness.context import HarnessContext, judge, result
+from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
+from conformance.report.matrix import ScenarioResult
+from conformance.runtime.reference import parse_messages
+from conformance.scenarios import Scenario
+
+REPAIR_IGNORE = ("actions[*].detail", "warnings")
+"""Action details and warnings are prose: the rule and the message index are what is checked."""
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+def _canonical_messages(data: Any, where: str) -> list[dict[str, Any]]:
+    return [dump(m) for m in parse_messages(data, where=where)]
+
+
+def _violations(messages: list[Message], scenario: Scenario, provider: str) -> list[str]:
+    """Encode for the provider and run its request validator."""
+    from conformance.runtime.validate import validate
+
+    profile = get_profile(provider)
+    data = scenario.spec.input
+    conv = Conversation(messages=messages, model=data.get("model"), tools=data.get("tools", []))
+    body = codec_for(profile).encode(conv, profile).body
+    return [f"{v.path}: {v.message} ({v.rule})" for v in validate(body, profile)]
+
+
+def check_repair(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    expected = scenario.expected_for(provider)
+    if expected is None:
+        return result(scenario, provider, "missing", "no expected repair for this provider")
+    data = scenario.spec.input
+    entry = scenario.entry(provider)
+    options = {**data.get("repair_options", {}), **(entry.options if entry else {})}
+    out = ctx.runtime.repair(data.get("messages", []), provider, data.get("model"), options or None)
+    actual = {**out, "messages": _canonical_messages(out.get("messages", []), "runtime output")}
+    expected = {**expected, "messages": _canonical_messages(expected.get("messages", []), f"{scenario.path}: expected")}
+    verdict = judge(scenario, provider, expected, actual, ctx=ctx, ignore=REPAIR_IGNORE)
+    if verdict.verdict != "pass":
+        return verdict
+    problems = _violations(MESSAGES_ADAPTER.validate_python(actual["messages"]), scenario, provider)
+    if problems:
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"the repaired transcript breaks {provider}'s request rules: " + "; ".join(problems),
+            expected=expected,
+            actual=actual,
+        )
+    return verdict
+
+
+def _transcript_path(scenario: Scenario, tmp: Path) -> Path:
+    data = scenario.spec.input
+    if "file" in data:
+        path = scenario.path.parent / str(data["file"])
+        if not path.is_file():
+            raise ScenarioError(f"input.file: no such transcript {path}", where=str(scenario.path))
+        return path
+    if "jsonl" in data:
+        path = tmp / f"{scenario.id}.jsonl"
+        text = str(data["jsonl"])
+        path.write_bytes(text.encode("utf-8"))
+        return path
+    raise ScenarioError("input needs `file` or `jsonl`", where=str(scenario.path))
+
+
+def check_transcript(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    from conformance.runtime.repair import repair
+    from conformance.runtime.transcripts import load_transcript
+
+    expected = scenario.expected_for(provider)
+    if expected is None:
+        return result(scenario, provider, "missing", "no expected transcript for this provider")
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = load_transcript(_transcript_path(scenario, Path(tmp)))
+    actual = {
+        "messages": [dump(m) for m in loaded.messages],
+        "warning_lines": sorted({int(m.group(1)) for w in loaded.warnings if (m := _LINE.search(w))}),
+    }
+    expected = {
+        **expected,
+        "messages": _canonical_messages(expected.get("messages", []), f"{scenario.path}: expected"),
+    }
+    verdict = judge(scenario, provider, expected, actual, ctx=ctx)
+    if verdict.verdict != "pass":
+        return verdict
+    repaired = repair(loaded.messages, get_profile(provider), model=scenario.spec.input.get("model")).messages
+    problems = _violations(repaired, scenario, provider)
+    if problems:
+        return result(
+            scenario,
+            provider,
+            "fail",
+            "the recovered transcript, repaired, breaks the request rules: " + "; ".join(problems),
+        )
+    return verdict

@@ -1,0 +1,74 @@
+"""Max-tokens budgeting and the request options a model accepts.
+
+Input estimate: the number of characters of the compact JSON of the messages and tools, divided
+by 4 and rounded up. It is a documented heuristic, not a tokenizer: it errs on the generous side
+for English and code, and is only used to keep ``max_tokens`` inside the context window.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from conformance.capabilities import ProviderProfile
+from conformance.model import Message, Options, ToolSpec, dump
+
+CHARS_PER_TOKEN = 4
+
+
+def _jsonable(item: Message | ToolSpec | dict[str, Any]) -> Any:
+    return dump(item) if isinstance(item, BaseModel) else item
+
+
+def estimate_input_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec | dict[str, Any]] = ()) -> int:
+    """ceil(characters of the JSON of messages + tools / 4)."""
+    text = json.dumps(
+        {"messages": [_jsonable(m) for m in messages], "tools": [_jsonable(t) for t in tools]},
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def effective_max_tokens(
+    requested: int | None,
+    profile: ProviderProfile,
+    model: str | None,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec | dict[str, Any]] = (),
+) -> int:
+    """The smallest of: the request (else the profile default), the model's max output, and the
+    context window minus the estimated input. Never below 1."""
+    info = profile.model_info(model)
+    wanted = profile.default_max_tokens if requested is None else requested
+    room = info.context_window - estimate_input_tokens(messages, tools)
+    return max(1, min(wanted, info.max_output, room))
+
+
+def max_tokens_field(profile: ProviderProfile, model: str | None) -> str:
+    """The request field for max tokens: reasoning models use ``reasoning_max_tokens_field``."""
+    if profile.model_info(model).reasoning and profile.reasoning_max_tokens_field:
+        return profile.reasoning_max_tokens_field
+    return profile.max_tokens_field
+
+
+def filter_options(options: Options, profile: ProviderProfile, model: str | None) -> tuple[Options, list[str]]:
+    """Remove the options the model rejects (``accepts_temperature``, ``accepts_stop``), with warnings."""
+    info = profile.model_info(model)
+    name = model or profile.default_model
+    drop: dict[str, bool] = {
+        "temperature": not info.accepts_temperature,
+        "stop": not info.accepts_stop,
+    }
+    update: dict[str, Any] = {}
+    warnings: list[str] = []
+    for field_name, rejected in drop.items():
+        if rejected and getattr(options, field_name) is not None:
+            update[field_name] = None
+            warnings.append(f"{field_name} removed: {profile.name} model {name!r} does not accept it")
+    return options.model_copy(update=update), warnings

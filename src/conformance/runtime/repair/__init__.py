@@ -1,0 +1,27 @@
+"""Transcript repair: ordered, small, pure rules that make a transcript sendable to a provider.
+
+Each rule is ``rule(messages, ctx) -> (new_messages, actions)``; `repair` runs them in the order of
+`RULES` and returns a `RepairResult` (messages, actions, warnings). Modules by rule group:
+
+- `ids`: ``__thought__`` id suffixes, reused ids, ids rewritten to the provider's pattern;
+- `results`: failed turns, orphan, duplicate, displaced and missing tool results;
+- `thinking`: foreign thinking and signatures, thinking first in a message;
+- `proxy`: the optional text-only Gemini-proxy mode;
+- `content`: empty blocks and messages;
+- `turns`: first turn is a user turn, same-role neighbours merged or bridged.
+"""
+
+from conformance.runtime.repair.base import Action, ForeignThinking, Loss, RepairContext, RepairOptions, Rule
+from conformance.runtime.repair.engine import RULES, RepairResult, repair
+
+__all__ = [
+    "RULES",
+    "Action",
+    "ForeignThinking",
+    "Loss",
+    "RepairContext",
+    "RepairOptions",
+    "RepairResult",
+    "Rule",
+    "repair",
+]

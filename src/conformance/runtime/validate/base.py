@@ -1,0 +1,54 @@
+"""What the request validators share: `Violation` and a few type-safe accessors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Violation:
+    path: str
+    """Where in the request body, e.g. ``messages[2].content[0]``."""
+    rule: str
+    """A stable rule id, e.g. ``tool_result_first``."""
+    message: str
+
+
+def items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def require_model_and_list(body: dict[str, Any], key: str) -> list[Violation]:
+    out: list[Violation] = []
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        out.append(Violation("model", "required", "`model` is required (a non-empty string)"))
+    if not isinstance(body.get(key), list) or not body[key]:
+        out.append(Violation(key, "required", f"`{key}` is required (a non-empty list)"))
+    return out
+
+
+_NAME_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def schema_nodes(schema: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema object in `schema` (keyword positions only), with its path."""
+    if not isinstance(schema, dict):
+        return
+    yield path, schema
+    for key, value in schema.items():
+        if key in _NAME_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from schema_nodes(sub, f"{path}.{key}.{name}")
+        elif key in _SUBSCHEMA:
+            yield from schema_nodes(value, f"{path}.{key}")
+        elif key in _SUBSCHEMA_LISTS:
+            for n, sub in enumerate(items(value)):
+                yield from schema_nodes(sub, f"{path}.{key}[{n}]")

@@ -1,0 +1,68 @@
+"""OpenAI Chat Completions request rules (reference §1.2, §6.6, hazard checklist §10).
+
+- ``model`` and ``messages`` are required;
+- roles: developer, system, user, assistant, tool (and the deprecated function);
+- an assistant message has ``content`` or ``tool_calls``;
+- each assistant ``tool_calls`` entry is answered by a ``tool`` message with the same
+  ``tool_call_id`` before any other message (calls in the last message may still be pending);
+- a ``tool`` message answers a call of the assistant message right before its run of tool messages;
+- tool-call ids fully match ``profile.tool_id_pattern`` when the profile has one (Mistral: 9 alnum);
+- ``function.arguments`` is a string (JSON text).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conformance.capabilities import ProviderProfile
+from conformance.runtime.validate.base import Violation, items, obj, require_model_and_list
+
+ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
+
+
+def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Violation]:
+    out = require_model_and_list(body, "messages")
+    pattern = profile.tool_id_pattern
+    pending: dict[str, str] = {}
+    """Call id → path of the call, for the assistant message whose results are being read."""
+    answered: set[str] = set()
+    for i, raw in enumerate(items(body.get("messages"))):
+        where = f"messages[{i}]"
+        message = obj(raw)
+        role = message.get("role")
+        if role not in ROLES:
+            out.append(Violation(f"{where}.role", "role", f"unknown role {role!r}"))
+            continue
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in pending:
+                out.append(Violation(where, "orphan_tool_message", f"no preceding tool call with id {call_id!r}"))
+            answered.add(str(call_id))
+            continue
+        for call_id, path in pending.items():
+            if call_id not in answered:
+                out.append(
+                    Violation(path, "tool_call_unanswered", f"tool call {call_id!r} has no tool message after it")
+                )
+        pending, answered = {}, set()
+        if role != "assistant":
+            continue
+        calls = items(message.get("tool_calls"))
+        if message.get("content") is None and not calls:
+            out.append(Violation(where, "assistant_content", "an assistant message needs content or tool_calls"))
+        for j, raw_call in enumerate(calls):
+            call = obj(raw_call)
+            call_where = f"{where}.tool_calls[{j}]"
+            call_id = call.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                out.append(Violation(f"{call_where}.id", "tool_call_id", "a tool call needs an id"))
+                continue
+            if pattern is not None and not re.fullmatch(pattern, call_id):
+                out.append(Violation(f"{call_where}.id", "tool_call_id", f"{call_id!r} does not match {pattern!r}"))
+            if not isinstance(obj(call.get("function")).get("arguments"), str):
+                out.append(
+                    Violation(f"{call_where}.function.arguments", "arguments_string", "arguments must be a string")
+                )
+            pending[call_id] = call_where
+    return out

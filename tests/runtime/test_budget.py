@@ -1,0 +1,80 @@
+"""Max-tokens budgeting and model-rejected options."""
+
+from __future__ import annotations
+
+import math
+
+from conformance.capabilities import get_profile
+from conformance.model import Options, ToolSpec
+from conformance.runtime.budget import (
+    effective_max_tokens,
+    estimate_input_tokens,
+    filter_options,
+    max_tokens_field,
+)
+from tests.runtime.builders import user
+
+
+def test_estimate_is_characters_over_four_rounded_up() -> None:
+    messages = [user("x" * 101)]
+    tools = [ToolSpec(name="t")]
+    estimate = estimate_input_tokens(messages, tools)
+    assert estimate == math.ceil(
+        len(
+            '{"messages":[{"content":[{"text":"' + "x" * 101 + '","type":"text"}],"role":"user"}],'
+            '"tools":[{"description":"","name":"t","parameters":{"properties":{},"type":"object"}}]}'
+        )
+        / 4
+    )
+
+
+def test_requested_is_capped_by_model_max_output() -> None:
+    anthropic = get_profile("anthropic")
+    assert effective_max_tokens(100_000, anthropic, "claude-3-5-haiku", [user("hi")]) == 8_192
+    assert effective_max_tokens(500, anthropic, "claude-3-5-haiku", [user("hi")]) == 500
+
+
+def test_default_max_tokens_when_not_requested() -> None:
+    anthropic = get_profile("anthropic")
+    assert effective_max_tokens(None, anthropic, "claude-sonnet-4-5", [user("hi")]) == anthropic.default_max_tokens
+
+
+def test_capped_by_room_left_in_the_context_window() -> None:
+    ollama = get_profile("ollama")  # fallback model: 8192 context, 4096 output
+    messages = [user("x" * 28_000)]
+    room = 8_192 - estimate_input_tokens(messages)
+    assert 0 < room < 4_096
+    assert effective_max_tokens(4_096, ollama, "unknown-model", messages) == room
+
+
+def test_never_below_one() -> None:
+    ollama = get_profile("ollama")
+    assert effective_max_tokens(4_096, ollama, "unknown-model", [user("x" * 100_000)]) == 1
+    assert effective_max_tokens(0, ollama, "unknown-model", [user("x")]) == 1
+
+
+def test_max_tokens_field_for_reasoning_models() -> None:
+    openai = get_profile("openai")
+    assert max_tokens_field(openai, "o3-mini") == "max_completion_tokens"
+    assert max_tokens_field(get_profile("gemini"), None) == "maxOutputTokens"
+    assert max_tokens_field(get_profile("ollama"), "llama3.2") == "num_predict"
+
+
+def test_filter_options_drops_what_the_model_rejects() -> None:
+    options = Options(temperature=0.2, stop=["END"], max_tokens=10)
+    kept, warnings = filter_options(options, get_profile("openai"), "o3")
+    assert kept.temperature is None
+    assert kept.stop is None
+    assert kept.max_tokens == 10
+    assert len(warnings) == 2
+    assert options.temperature == 0.2
+    same, none = filter_options(options, get_profile("openai"), "gpt-4.1")
+    assert same == options
+    assert none == []
+
+
+def test_filter_options_xai_reasoning_rejects_stop_only() -> None:
+    kept, warnings = filter_options(Options(temperature=0.5, stop=["x"]), get_profile("xai"), "grok-3-mini")
+    assert kept.temperature == 0.5
+    assert kept.stop is None
+    assert warnings == ["stop removed: xai model 'grok-3-mini' does not accept it"]
