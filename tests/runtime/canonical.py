@@ -63,7 +63,7 @@ def _assistant(
     kinds = [isinstance(b, ThinkingBlock | RedactedThinkingBlock) for b in message.content]
     if kinds != sorted(kinds, reverse=True):
         out.append(f"{i}: thinking after other blocks")
-    same = message.provider == profile.name and message.model == model
+    same = message.provider is None or (message.provider == profile.name and message.model in (None, model))
     for block in message.content:
         if isinstance(block, RedactedThinkingBlock | ThinkingBlock | TextBlock | ToolCallBlock):
             signed = block.signature if not isinstance(block, RedactedThinkingBlock) else block.data

@@ -7,13 +7,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from conformance.capabilities import get_profile
-from conformance.codecs import codec_for
 from conformance.exceptions import InputError, ScenarioError
 from conformance.harness.context import Check, HarnessContext, judge, result
 from conformance.model import Conversation, Outcome
 from conformance.replay.player import ReplayMismatch, ReplaySession
 from conformance.report.matrix import ScenarioResult
-from conformance.runtime.reference import parse_conversation
+from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import Scenario
 
 CHECK_REGISTRY: dict[str, Check] = {}
@@ -64,7 +63,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
     conv_data = conversation_for(scenario, provider)
     conv: Conversation = parse_conversation(conv_data, where=f"{scenario.path}: input")
-    wire = codec_for(profile).encode(conv, profile)
+    wire = ReferenceRuntime().wire_request(conv, profile)
     body = ctx.runtime.encode(conv_data, provider)
     expected = expected_outcome(scenario, provider)
     rel = ctx.rel(cassette)

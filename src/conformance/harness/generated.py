@@ -55,11 +55,7 @@ def _repair_property(provider: str, ctx: HarnessContext, run: _Run) -> Callable[
         problems = validate(body, profile)
         again = ctx.runtime.repair(out["messages"], provider, None)
         if problems or again["messages"] != out["messages"]:
-            reason = (
-                "; ".join(f"{v.path}: {v.message}" for v in problems)
-                if problems
-                else "repair is not idempotent"
-            )
+            reason = "; ".join(f"{v.path}: {v.message}" for v in problems) if problems else "repair is not idempotent"
             run.failure = f"{reason} (mutations: {', '.join(case.kinds)})\n" + strategies.as_scenario_yaml(
                 case.messages, provider, "generated_repair"
             )
@@ -78,7 +74,9 @@ def _rechunk_property(provider: str, ctx: HarnessContext, run: _Run) -> Callable
             continue
         for it in load_cassette(path).interactions:
             rel = ctx.rel(path)
-            bodies.append((rel, it.response.status, it.response.flat_headers(), it.response.body, it.request.stream_requested()))
+            bodies.append(
+                (rel, it.response.status, it.response.flat_headers(), it.response.body, it.request.stream_requested())
+            )
     if not bodies:
         raise _NoCassettes()
     wholes = [ctx.runtime.decode(provider, s, h, [b], st_) for (_, s, h, b, st_) in bodies]
@@ -119,9 +117,9 @@ def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> S
         prop = factory(provider, ctx, run)
     except _NoCassettes:
         return result(scenario, provider, "missing", "no cassettes to re-chunk for this provider")
-    configured = settings(
-        max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
-    )(prop)
+    configured = settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))(
+        prop
+    )
     try:
         configured()
     except AssertionError:

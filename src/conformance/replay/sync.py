@@ -13,10 +13,9 @@ from typing import TextIO
 import orjson
 
 from conformance.capabilities import get_profile
-from conformance.codecs import codec_for
 from conformance.compare import diff, render_diff
 from conformance.replay.cassette import load_cassette, save_cassette
-from conformance.runtime.reference import parse_conversation
+from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import load_scenarios
 
 SYNCED_CHECKS = frozenset({"decode", "retry"})
@@ -38,7 +37,7 @@ def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, w
                 continue
             profile = get_profile(provider)
             conv = parse_conversation(conversation_for(scenario, provider), where=f"{scenario.path}: input")
-            wire = codec_for(profile).encode(conv, profile)
+            wire = ReferenceRuntime().wire_request(conv, profile)
             body = orjson.dumps(wire.body)
             cassette = load_cassette(path)
             dirty = False

@@ -62,7 +62,10 @@ class ReferenceRuntime:
     name = "reference"
 
     def wire_request(self, conversation: Conversation, profile: ProviderProfile) -> WireRequest:
-        return codec_for(profile).encode(conversation, profile)
+        """prepare (repair, schemas, budget, options) → the dialect's encoder."""
+        from conformance.runtime.prepare import prepare
+
+        return codec_for(profile).encode(prepare(conversation, profile).conversation, profile)
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
         profile = get_profile(provider)

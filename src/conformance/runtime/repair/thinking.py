@@ -1,7 +1,8 @@
 """Thinking rules: what may be sent back, and where it goes in a message.
 
-A message's origin is its ``provider`` and ``model``. Thinking is sent back as it is only when the
-origin is the target provider *and* model and the target accepts reasoning in history
+A message's origin is its ``provider`` and ``model`` (a message without them is taken to come from
+the target). Thinking is sent back as it is only when the origin is the target provider *and*
+model and the target accepts reasoning in history
 (``send_reasoning_back``, overridable per model):
 
 - signed thinking: only to the same provider and model (a signature is only valid there);
@@ -27,7 +28,11 @@ from conformance.runtime.repair.base import Action, Loss, RepairContext
 
 
 def _same_origin(message: AssistantMessage, ctx: RepairContext) -> bool:
-    return message.provider == ctx.profile.name and message.model == ctx.model
+    """Same provider and model. A message with no origin is the caller's to vouch for: it counts as
+    the target's (a model left out counts as the target model)."""
+    if message.provider is None:
+        return True
+    return message.provider == ctx.profile.name and message.model in (None, ctx.model)
 
 
 def _accepts_reasoning(ctx: RepairContext) -> bool:

@@ -1,0 +1,56 @@
+"""What the reference runtime does to a conversation before a codec encodes it.
+
+repair (transcript rules for the target) → tool schemas sanitized for the profile → max tokens
+clamped to what the model and its context window allow → options the model rejects removed.
+Every change is reported (`actions`, `warnings`); the sanitized schemas are kept so the defaults
+they lost can be applied client-side to the tool calls that come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.capabilities import ProviderProfile
+from conformance.model import Conversation, ToolSpec
+from conformance.runtime.budget import effective_max_tokens, filter_options
+from conformance.runtime.repair import Action, RepairOptions, repair
+from conformance.runtime.schema import SanitizedSchema, sanitize_schema
+
+
+@dataclass
+class Prepared:
+    conversation: Conversation
+    actions: list[Action] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    schemas: dict[str, SanitizedSchema] = field(default_factory=dict)
+    """Per tool name: the schema as sent, and the defaults removed from it."""
+
+    def with_defaults(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Tool-call arguments with the schema defaults the provider never saw filled in."""
+        from conformance.runtime.schema import apply_defaults
+
+        sanitized = self.schemas.get(tool)
+        return arguments if sanitized is None else apply_defaults(arguments, sanitized)
+
+
+def prepare(conv: Conversation, profile: ProviderProfile, *, options: RepairOptions | None = None) -> Prepared:
+    model = conv.model or profile.default_model
+    repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions())
+    warnings = list(repaired.warnings)
+    schemas: dict[str, SanitizedSchema] = {}
+    tools: list[ToolSpec] = []
+    for tool in conv.tools:
+        sanitized = sanitize_schema(tool.parameters, profile)
+        schemas[tool.name] = sanitized
+        warnings += [f"tool {tool.name}: {w}" for w in sanitized.warnings]
+        tools.append(tool.model_copy(update={"parameters": sanitized.schema}))
+    opts, dropped = filter_options(conv.options, profile, model)
+    warnings += dropped
+    if opts.max_tokens is not None:
+        clamped = effective_max_tokens(opts.max_tokens, profile, model, repaired.messages, tools)
+        if clamped != opts.max_tokens:
+            warnings.append(f"max_tokens {opts.max_tokens} lowered to {clamped} for {model}")
+        opts = opts.model_copy(update={"max_tokens": clamped})
+    prepared = conv.model_copy(update={"messages": repaired.messages, "tools": tools, "options": opts})
+    return Prepared(prepared, list(repaired.actions), warnings, schemas)
