@@ -1,0 +1,174 @@
+"""One choice's message or delta → builder calls. Shared by the JSON and the stream paths.
+
+Parts are keyed so that streamed deltas extend the same blocks: text and reasoning by segment
+(a new segment starts whenever the kind changes), tool calls by their id — the `index` only maps
+to the id first seen on it, so providers that repeat `id`/`name` on every delta are not doubled,
+and calls that all arrive on index 0 with distinct ids stay apart. Calls without any id are keyed
+by index and get the contract's `call_<n>` ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.builder import MessageBuilder
+from conformance.codecs.openai_chat.think_tags import Kind, ThinkTagSplitter
+from conformance.model import Usage
+
+
+class ChoiceState:
+    """Per-response state for choice 0."""
+
+    def __init__(self, profile: ProviderProfile, builder: MessageBuilder) -> None:
+        self.profile = profile
+        self.builder = builder
+        self.tags = ThinkTagSplitter() if profile.think_tags else None
+        self.refused = False
+        self._segment = 0
+        self._last_kind: str | None = None
+        self._index_ids: dict[int, Hashable] = {}
+        self._last_tool: Hashable | None = None
+
+    # text and reasoning -------------------------------------------------------------------------
+
+    def _key(self, kind: str) -> tuple[str, int]:
+        if kind != self._last_kind:
+            self._segment += 1
+            self._last_kind = kind
+        return (kind, self._segment)
+
+    def add(self, kind: Kind, text: str, *, signature: str | None = None) -> None:
+        if not text and not signature:
+            return
+        if kind == "thinking":
+            self.builder.thinking(self._key("thinking"), text, signature=signature)
+        else:
+            self.builder.text(self._key("text"), text)
+
+    def content(self, text: str) -> None:
+        if self.tags is None:
+            self.add("text", text)
+            return
+        for kind, piece in self.tags.feed(text):
+            self.add(kind, piece)
+
+    def flush(self) -> None:
+        if self.tags is not None:
+            for kind, piece in self.tags.finish():
+                self.add(kind, piece)
+
+    def typed_content(self, parts: list[Any]) -> None:
+        """Mistral's typed content chunks: `text`, and `thinking` holding text chunks."""
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "text" and isinstance(part.get("text"), str):
+                self.content(part["text"])
+            elif part.get("type") == "thinking":
+                inner = part.get("thinking")
+                items = inner if isinstance(inner, list) else [{"text": inner}]
+                for item in items:
+                    if isinstance(item, dict) and isinstance(item.get("text"), str):
+                        self.add("thinking", item["text"])
+
+    def reasoning(self, delta: dict[str, Any]) -> None:
+        details = delta.get("reasoning_details") if self.profile.reasoning_details else None
+        if isinstance(details, list) and details:
+            for item in details:
+                self._detail(item)
+            return
+        for name in self.profile.reasoning_fields:
+            value = delta.get(name)
+            if isinstance(value, str) and value:
+                self.add("thinking", value)
+                return
+
+    def _detail(self, item: Any) -> None:
+        if not isinstance(item, dict):
+            return
+        kind = item.get("type")
+        key = ("detail", item.get("index", item.get("id", 0)))
+        if kind == "reasoning.encrypted" and isinstance(item.get("data"), str):
+            self.builder.redacted_thinking(key, item["data"])
+        elif kind in ("reasoning.text", "reasoning.summary"):
+            text = item.get("text") if kind == "reasoning.text" else item.get("summary")
+            signature = item.get("signature")
+            self.builder.thinking(
+                key, text if isinstance(text, str) else "", signature=signature if isinstance(signature, str) else None
+            )
+
+    # tool calls ------------------------------------------------------------------------------
+
+    def tool_calls(self, calls: list[Any]) -> None:
+        for call in calls:
+            if not isinstance(call, dict):
+                continue
+            fn_value = call.get("function")
+            fn: dict[str, Any] = fn_value if isinstance(fn_value, dict) else {}
+            call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+            index = call.get("index") if isinstance(call.get("index"), int) else None
+            key: Hashable
+            if call_id is not None:
+                key = ("tool", call_id)
+                if index is not None:
+                    self._index_ids[index] = key  # a new id on a used index starts a new call
+            elif index is not None:
+                key = self._index_ids.setdefault(index, ("tool-index", index))
+            else:
+                key = self._last_tool if self._last_tool is not None else ("tool-index", 0)
+            self._last_tool = key
+            args = fn.get("arguments")
+            self.builder.tool_call(
+                key,
+                id=call_id,
+                name=fn.get("name") if isinstance(fn.get("name"), str) else None,
+                arguments_delta=args if isinstance(args, str) else None,
+                arguments=args if isinstance(args, dict) else None,
+            )
+
+    # whole message or delta -------------------------------------------------------------------
+
+    def apply(self, delta: dict[str, Any]) -> None:
+        self.reasoning(delta)
+        content = delta.get("content")
+        if isinstance(content, str):
+            self.content(content)
+        elif isinstance(content, list):
+            self.typed_content(content)
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            self.refused = True
+            self.add("text", refusal)
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            self.tool_calls(calls)
+
+
+def usage_of(data: Any, profile: ProviderProfile) -> Usage | None:
+    """`usage` (or Groq's `x_groq.usage`) → Usage; None when absent or null."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        x_groq = data.get("x_groq") if isinstance(data, dict) else None
+        usage = x_groq.get("usage") if isinstance(x_groq, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def num(obj: Any, key: str) -> int:
+        value = obj.get(key) if isinstance(obj, dict) else None
+        return value if isinstance(value, int) else 0
+
+    prompt = usage.get("prompt_tokens_details")
+    completion = usage.get("completion_tokens_details")
+    reasoning = num(completion, "reasoning_tokens")
+    output = num(usage, "completion_tokens")
+    if profile.output_excludes_reasoning:
+        output += reasoning
+    return Usage(
+        input_tokens=num(usage, "prompt_tokens"),
+        output_tokens=output,
+        cache_read_tokens=num(prompt, "cached_tokens") or num(usage, "prompt_cache_hit_tokens"),
+        cache_write_tokens=num(prompt, "cache_write_tokens"),
+        reasoning_tokens=reasoning,
+    )

@@ -1,0 +1,159 @@
+"""Conversation → Chat Completions request body (OpenAI and every OpenAI-compatible profile).
+
+- system messages become `system` (or the profile's `system_role`) messages, in place;
+- user content is a string when it is one text block, else parts (`text`, `image_url` with a URL
+  or a `data:` URL);
+- assistant text is joined into `content` (null when the turn is tool calls only); tool calls carry
+  their arguments as a JSON string (the original text when the arguments were not valid JSON);
+  thinking goes back in the profile's first reasoning field only when the profile (or the model)
+  accepts reasoning in history (`send_reasoning_back`) — OpenAI has no such field, DeepSeek R1
+  rejects it;
+- tool results become `tool` messages; there is no error flag on the wire, so an error result's
+  text is prefixed with `Error: `;
+- max tokens go in the profile's field (`max_completion_tokens` for OpenAI and for reasoning
+  models); temperature and stop only where the model accepts them; streaming asks for usage when
+  the profile needs `stream_options`.
+
+Tool-call ids are sent as they are: the runtime's repair step rewrites them to the profile's
+pattern (Mistral: 9 alphanumerics) consistently in calls and results before encoding.
+Unknown options are passed through to the body unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.base import WireRequest
+from conformance.exceptions import InputError
+from conformance.model import (
+    AssistantMessage,
+    Conversation,
+    ImageBlock,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+_OPTION_FIELDS = frozenset({"max_tokens", "temperature", "top_p", "stop", "stream", "tool_choice", "thinking_budget"})
+
+
+def _image_url(block: ImageBlock, where: str) -> str:
+    if block.url:
+        return block.url
+    if block.data and block.media_type:
+        return f"data:{block.media_type};base64,{block.data}"
+    raise InputError("an image needs a url, or data with its media_type", where=where)
+
+
+def _user_content(blocks: list[Any], where: str) -> str | list[dict[str, Any]]:
+    if len(blocks) == 1 and isinstance(blocks[0], TextBlock):
+        return str(blocks[0].text)
+    parts: list[dict[str, Any]] = []
+    for j, block in enumerate(blocks):
+        if isinstance(block, TextBlock):
+            parts.append({"type": "text", "text": block.text})
+        else:
+            parts.append({"type": "image_url", "image_url": {"url": _image_url(block, f"{where}.content[{j}]")}})
+    return parts
+
+
+def _arguments(block: ToolCallBlock) -> str:
+    if block.raw_arguments is not None and not block.arguments:
+        return block.raw_arguments
+    return orjson.dumps(block.arguments).decode()
+
+
+def _sends_reasoning(profile: ProviderProfile, model: str) -> bool:
+    override = profile.model_info(model).send_reasoning_back
+    allowed = profile.send_reasoning_back if override is None else override
+    return allowed and bool(profile.reasoning_fields)
+
+
+def _assistant(message: AssistantMessage, profile: ProviderProfile, model: str) -> dict[str, Any]:
+    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
+    out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+    if calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c)}} for c in calls
+        ]
+    thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingBlock))
+    if thinking and _sends_reasoning(profile, model):
+        out[profile.reasoning_fields[0]] = thinking
+    return out
+
+
+def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    return {
+        "role": "tool",
+        "tool_call_id": message.tool_call_id,
+        "content": f"Error: {text}" if message.is_error else text,
+    }
+
+
+def _tool_choice(choice: str | dict[str, Any], profile: ProviderProfile) -> Any:
+    if isinstance(choice, dict):
+        name = choice.get("name")
+        return {"type": "function", "function": {"name": name}} if isinstance(name, str) else choice
+    if choice == "required":
+        return profile.tool_choice_required
+    if choice in ("auto", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
+    model = conv.model or profile.default_model
+    info = profile.model_info(model)
+    messages: list[dict[str, Any]] = []
+    for i, message in enumerate(conv.messages):
+        where = f"messages[{i}]"
+        if isinstance(message, SystemMessage):
+            messages.append({"role": profile.system_role, "content": "".join(b.text for b in message.content)})
+        elif isinstance(message, UserMessage):
+            messages.append({"role": "user", "content": _user_content(list(message.content), where)})
+        elif isinstance(message, AssistantMessage):
+            messages.append(_assistant(message, profile, model))
+        else:
+            messages.append(_tool_result(message))
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    if conv.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    **({"description": t.description} if t.description else {}),
+                    "parameters": t.parameters,
+                },
+            }
+            for t in conv.tools
+        ]
+    opts = conv.options
+    if opts.tool_choice is not None:
+        body["tool_choice"] = _tool_choice(opts.tool_choice, profile)
+    if opts.max_tokens is not None:
+        field = profile.reasoning_max_tokens_field if info.reasoning and profile.reasoning_max_tokens_field else None
+        body[field or profile.max_tokens_field] = max(1, opts.max_tokens)
+    if opts.temperature is not None and info.accepts_temperature:
+        body["temperature"] = opts.temperature
+    if opts.top_p is not None and info.accepts_temperature:
+        body["top_p"] = opts.top_p
+    if opts.stop and info.accepts_stop:
+        body["stop"] = opts.stop
+    for key, value in (opts.model_extra or {}).items():
+        if key not in _OPTION_FIELDS:
+            body[key] = value
+    if opts.stream:
+        body["stream"] = True
+        if profile.stream_usage_option:
+            body["stream_options"] = {"include_usage": True}
+    headers = {"content-type": "application/json", **profile.extra_headers}
+    return WireRequest("POST", "/chat/completions", body, headers, stream=opts.stream)

@@ -1,0 +1,103 @@
+"""A `chat.completion.chunk` SSE stream → `StreamEvent`s and one `AssistantMessage`.
+
+Frames come from the shared SSE decoder (comments such as `: OPENROUTER PROCESSING` and
+`: keep-alive` are skipped there). `data: [DONE]` is optional; the stream is complete once choice 0
+has a `finish_reason`. Usage is taken from whichever chunk carries it (the last one with
+`include_usage`, OpenRouter, Groq's `x_groq`) and a later `"usage": null` never erases it.
+Errors inside the 200 stream — a chunk with a top-level `error` (OpenAI, OpenRouter with
+`finish_reason: "error"`), an `event: error` frame (Groq), or a frame that is not JSON — end the
+message with the typed error and the partial kept. A stream that stops before a `finish_reason`
+ends with `stream_interrupted`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.builder import MessageBuilder
+from conformance.codecs.openai_chat.content import ChoiceState, usage_of
+from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
+from conformance.exceptions import WireFormatError
+from conformance.model import AssistantMessage, ProviderError, StreamEvent
+from conformance.wire import SSEDecoder, SSEEvent
+
+
+class OpenAIChatStream:
+    """Per-stream state; one instance per response, never reused."""
+
+    def __init__(self, profile: ProviderProfile) -> None:
+        self._profile = profile
+        self._builder = MessageBuilder(provider=profile.name)
+        self._state = ChoiceState(profile, self._builder)
+        self._sse = SSEDecoder()
+        self._frames = 0
+        self._emitted = 0
+        self._finished = False
+        self._failed = False
+
+    def feed(self, chunk: bytes) -> list[StreamEvent]:
+        for frame in self._sse.feed(chunk):
+            self._frame(frame)
+        return self._new_events()
+
+    def finish(self) -> AssistantMessage:
+        try:
+            frames = self._sse.finish()
+        except WireFormatError as exc:
+            frames = []
+            self._interrupt(f"stream ends mid-character ({exc})")
+        for frame in frames:
+            self._frame(frame)
+        self._state.flush()
+        if not self._finished and not self._failed:
+            self._interrupt("stream ended before a finish_reason")
+        return self._builder.build()
+
+    def _new_events(self) -> list[StreamEvent]:
+        events = self._builder.events[self._emitted :]
+        self._emitted = len(self._builder.events)
+        return events
+
+    def _interrupt(self, message: str) -> None:
+        if not self._failed:
+            self._failed = True
+            self._builder.error = ProviderError(kind="stream_interrupted", message=message)
+
+    def _frame(self, frame: SSEEvent) -> None:
+        self._frames += 1
+        if self._failed or frame.data == "[DONE]":
+            return
+        try:
+            data: Any = orjson.loads(frame.data)
+        except orjson.JSONDecodeError:
+            self._failed = True
+            fail(
+                self._builder,
+                {"error": {"message": f"SSE event {self._frames} is not valid JSON", "type": "server_error"}},
+            )
+            return
+        if not isinstance(data, dict):
+            return
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        if isinstance(data.get("model"), str):
+            self._builder.model = data["model"]
+        usage = usage_of(data, self._profile)
+        if usage is not None:
+            self._builder.usage = usage
+        if choice is not None:
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                self._state.apply(delta)
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str) and reason:
+                self._state.flush()
+                set_finish(self._state, reason)
+                self._finished = True
+        error = body_error(data, choice)
+        if error is not None or frame.event == "error":
+            self._failed = True
+            fail(self._builder, error if error is not None else data)

@@ -1,0 +1,71 @@
+"""OpenAI Chat Completions vocabulary (and the gateways' additions), as tables."""
+
+from __future__ import annotations
+
+from conformance.model import ErrorKind, StopReason
+
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "length": "length",
+    "max_tokens": "length",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+# OpenAI-style `error.code` / `error.type` → kind (checked in that order).
+ERROR_CODES: dict[str, ErrorKind] = {
+    "context_length_exceeded": "context_overflow",
+    "string_above_max_length": "context_overflow",
+    "invalid_api_key": "auth",
+    "authentication_error": "auth",
+    "invalid_request_error": "invalid_request",
+    "unsupported_parameter": "invalid_request",
+    "unsupported_value": "invalid_request",
+    "invalid_function_call": "invalid_request",
+    "tool_use_failed": "invalid_request",
+    "rate_limit_exceeded": "rate_limited",
+    "insufficient_quota": "rate_limited",
+    "tokens": "rate_limited",
+    "requests": "rate_limited",
+    "model_not_found": "not_found",
+    "permission_denied": "permission",
+    "insufficient_permissions": "permission",
+    "engine_overloaded": "overloaded",
+    "overloaded": "overloaded",
+}
+
+# OpenRouter `metadata.error_type` (2026 shape) → kind.
+OPENROUTER_ERROR_TYPES: dict[str, ErrorKind] = {
+    "context_length_exceeded": "context_overflow",
+    "rate_limit_exceeded": "rate_limited",
+    "provider_overloaded": "overloaded",
+    "provider_unavailable": "server",
+    "authentication": "auth",
+    "payment_required": "permission",
+    "invalid_request": "invalid_request",
+    "server": "server",
+    "timeout": "timeout",
+    "moderation": "content_filter",
+    "content_filter": "content_filter",
+}
+
+# Upstream error types found inside OpenRouter's legacy `metadata.raw` string (Anthropic, Google).
+UPSTREAM_TYPES: dict[str, ErrorKind] = {
+    "overloaded_error": "overloaded",
+    "rate_limit_error": "rate_limited",
+    "api_error": "server",
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "auth",
+    "permission_error": "permission",
+    "not_found_error": "not_found",
+    "RESOURCE_EXHAUSTED": "rate_limited",
+    "UNAVAILABLE": "overloaded",
+    "INTERNAL": "server",
+    "INVALID_ARGUMENT": "invalid_request",
+}
+
+NON_RETRYABLE_CODES: frozenset[str] = frozenset({"insufficient_quota"})
+"""429s that no wait will fix (billing): `provider_code` keeps the code so a retry policy sees it."""
