@@ -6,7 +6,8 @@ process, on the same bytes fed in 16 KiB chunks:
 
 - floor: split the body into lines and `orjson.loads` every `data:` payload (no semantics);
 - ours: `conformance` SSE decoding + the dialect's accumulator, to the final message;
-- sdk: the official SDK parsing the same bytes offline and accumulating its final message.
+- sdk: the official SDK parsing the same bytes offline (through its `httpx2` client and a mock
+  transport) and accumulating its final message.
 
 Prints MB/s medians over the repeats and the ratios to the floor. Run:
 
@@ -21,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 import orjson
 
 from conformance.capabilities import get_profile
@@ -157,10 +158,10 @@ def sdk_openai(body: bytes) -> Any:
     import openai
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks_of(body))
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=chunks_of(body))
 
-    client = openai.OpenAI(api_key="bench", http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+    client = openai.OpenAI(api_key="bench", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     state = ChatCompletionStreamState()
     for chunk in client.chat.completions.create(model="gpt-4.1-mini", messages=[], stream=True):
         state.handle_chunk(chunk)
@@ -170,10 +171,10 @@ def sdk_openai(body: bytes) -> Any:
 def sdk_anthropic(body: bytes) -> Any:
     import anthropic
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks_of(body))
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=chunks_of(body))
 
-    client = anthropic.Anthropic(api_key="bench", http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+    client = anthropic.Anthropic(api_key="bench", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     with client.messages.stream(model="claude-sonnet-4-5", max_tokens=10, messages=[]) as stream:
         return stream.get_final_message()
 

@@ -1,65 +1,72 @@
-"""Stream events, emitted by the shared message builder as a stream is decoded."""
+"""Stream events, emitted by the shared message builder as a stream is decoded.
+
+Plain frozen dataclasses rather than pydantic models: a long stream makes one per delta, they are
+built from values the decoder already checked, and they are not part of the JSON contract.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import dataclass
+from typing import Literal
 
 from conformance.model.errors import ProviderError
 from conformance.model.messages import AssistantMessage
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class StartEvent(_Event):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartEvent:
     type: Literal["start"] = "start"
 
 
-class TextDeltaEvent(_Event):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDeltaEvent:
+    index: int
+    delta: str
     type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingDeltaEvent:
     index: int
     delta: str
-
-
-class ThinkingDeltaEvent(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
-    index: int
-    delta: str
 
 
-class ToolCallStartEvent(_Event):
-    type: Literal["toolcall_start"] = "toolcall_start"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallStartEvent:
     index: int
     id: str | None
     name: str | None
+    type: Literal["toolcall_start"] = "toolcall_start"
 
 
-class ToolCallDeltaEvent(_Event):
-    type: Literal["toolcall_delta"] = "toolcall_delta"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallDeltaEvent:
     index: int
     delta: str
+    type: Literal["toolcall_delta"] = "toolcall_delta"
 
 
-class ToolCallEndEvent(_Event):
-    type: Literal["toolcall_end"] = "toolcall_end"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallEndEvent:
     index: int
+    type: Literal["toolcall_end"] = "toolcall_end"
 
 
-class DoneEvent(_Event):
-    type: Literal["done"] = "done"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DoneEvent:
     message: AssistantMessage
+    type: Literal["done"] = "done"
 
 
-class ErrorEvent(_Event):
-    type: Literal["error"] = "error"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorEvent:
     error: ProviderError
     partial: AssistantMessage | None = None
+    type: Literal["error"] = "error"
 
 
-StreamEvent = Annotated[
+StreamEvent = (
     StartEvent
     | TextDeltaEvent
     | ThinkingDeltaEvent
@@ -67,6 +74,5 @@ StreamEvent = Annotated[
     | ToolCallDeltaEvent
     | ToolCallEndEvent
     | DoneEvent
-    | ErrorEvent,
-    Field(discriminator="type"),
-]
+    | ErrorEvent
+)

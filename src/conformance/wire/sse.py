@@ -80,6 +80,8 @@ class SSEDecoder:
                 text = text[1:]
         buf = self._tail + text if self._tail else text
         out: list[SSEEvent] = []
+        if "\r" not in buf:
+            return self._feed_lf(buf, out)
         pos = 0
         for match in _LINE_END.finditer(buf):
             self._line(buf[pos : match.start()], out)
@@ -87,6 +89,24 @@ class SSEDecoder:
         if pos == len(buf) and buf.endswith("\r"):
             self._skip_lf = True  # the LF of a CRLF may start the next chunk
         self._tail = buf[pos:]
+        return out
+
+    def _feed_lf(self, buf: str, out: list[SSEEvent]) -> list[SSEEvent]:
+        """The common case (LF line endings only), with `data:` lines handled inline."""
+        lines = buf.split("\n")
+        self._tail = lines.pop()
+        data = self._data
+        for line in lines:
+            if line.startswith("data:"):
+                data.append(line[6:] if line.startswith("data: ") else line[5:])
+            elif line:
+                self._line(line, out)
+            else:
+                if data:
+                    out.append(SSEEvent(self._event or "message", "\n".join(data), self._last_id, self._retry))
+                    data.clear()
+                self._event = ""
+                self._retry = None
         return out
 
     def _line(self, line: str, out: list[SSEEvent]) -> None:
@@ -115,7 +135,7 @@ class SSEDecoder:
     def _dispatch(self, out: list[SSEEvent]) -> None:
         if self._data:
             out.append(SSEEvent(self._event or "message", "\n".join(self._data), self._last_id, self._retry))
-        self._data = []
+            self._data.clear()
         self._event = ""
         self._retry = None
 
