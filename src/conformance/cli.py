@@ -93,6 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenarios = load_scenarios(scenario_dir, only=args.scenario)
     providers = _providers(args.provider)
     console = Console()
+    if not console.is_terminal:  # a log or a pipe: wide enough for every column
+        console = Console(width=max(console.width, 30 + 12 * len(providers)))
     with console.status("replaying scenarios…"):
         results = run_all(scenarios, providers, ctx)
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)

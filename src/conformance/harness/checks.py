@@ -122,11 +122,13 @@ register_check("encode", check_encode)
 
 def _register_transcript_checks() -> None:
     from conformance.harness.generated import check_generated
+    from conformance.harness.handoff import check_handoff
     from conformance.harness.transcript_checks import check_repair, check_transcript
 
     register_check("repair", check_repair)
     register_check("transcript", check_transcript)
     register_check("generated", check_generated)
+    register_check("handoff", check_handoff)
 
 
 _register_transcript_checks()

@@ -3,7 +3,7 @@
 ```yaml
 title: Streamed text with a multibyte character split across chunks
 feature: stream_text            # a row of the feature catalog
-check: decode                   # decode | encode | repair | retry | transcript | generated
+check: decode                   # decode | encode | repair | retry | transcript | generated | handoff
 input:                          # the conversation the runtime encodes (CONVERSATION.json shape)
   messages: [{role: user, content: "Say hello"}]
   options: {stream: true, max_tokens: 64}
@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from conformance.scenarios.catalog import FEATURE_IDS
 
-Check = Literal["decode", "encode", "repair", "retry", "transcript", "generated"]
-CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript", "generated")
+Check = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff"]
+CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript", "generated", "handoff")
 
 
 class ProviderEntry(BaseModel):
