@@ -83,7 +83,6 @@ def test_unknown_provider_option(project: pytest.Pytester) -> None:
 
 
 def test_html_report_and_matrix_written(project: pytest.Pytester) -> None:
-    pytest.importorskip("conformance.report.html")
     out = project.path / "out"
     result = project.runpytest("-m", "provider", "--provider", "anthropic", "--conformance-html", str(out))
     result.assert_outcomes(passed=1)

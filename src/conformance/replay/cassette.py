@@ -227,6 +227,7 @@ def save_cassette(cassette: Cassette, path: Path | None = None) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(dump_cassette(cassette))
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the file is meant to be shared
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
