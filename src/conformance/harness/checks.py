@@ -139,6 +139,8 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
     entry = scenario.entry(provider)
     if entry is not None and entry.unsupported:
         return result(scenario, provider, "unsupported", entry.unsupported)
+    if scenario.check != "decode" and scenario.spec.providers and entry is None:
+        return result(scenario, provider, "missing", "this scenario does not cover this provider yet")
     check = CHECK_REGISTRY.get(scenario.check)
     if check is None:
         return result(scenario, provider, "error", f"no check named {scenario.check!r} is available")
