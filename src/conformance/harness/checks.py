@@ -22,9 +22,13 @@ def register_check(name: str, check: Check) -> None:
     CHECK_REGISTRY[name] = check
 
 
+_CONVERSATION_KEYS = frozenset({"messages", "tools", "options", "model"})
+"""Input keys that make up the conversation; checks read their own settings from the others."""
+
+
 def conversation_for(scenario: Scenario, provider: str) -> dict[str, Any]:
     """The scenario's input with the provider entry's model and options applied."""
-    data = dict(scenario.spec.input)
+    data = {k: v for k, v in scenario.spec.input.items() if k in _CONVERSATION_KEYS}
     entry = scenario.entry(provider)
     if entry is not None and entry.model:
         data["model"] = entry.model
@@ -123,12 +127,14 @@ register_check("encode", check_encode)
 def _register_transcript_checks() -> None:
     from conformance.harness.generated import check_generated
     from conformance.harness.handoff import check_handoff
+    from conformance.harness.retry_check import check_retry
     from conformance.harness.transcript_checks import check_repair, check_transcript
 
     register_check("repair", check_repair)
     register_check("transcript", check_transcript)
     register_check("generated", check_generated)
     register_check("handoff", check_handoff)
+    register_check("retry", check_retry)
 
 
 _register_transcript_checks()
