@@ -21,7 +21,14 @@ def test_plain_text_is_cut_with_a_marker() -> None:
 def test_json_keeps_its_structure() -> None:
     payload = {"status": "ok", "rows": 3, "blob": "b" * 2000, "note": "kept"}
     out = json.loads(compress_text(json.dumps(payload), 512))
-    assert out == {"status": "ok", "rows": 3, "blob": "[omitted 2000 chars]", "note": "kept", "truncated": True, "originalLength": len(json.dumps(payload))}
+    assert out == {
+        "status": "ok",
+        "rows": 3,
+        "blob": "[omitted 2000 chars]",
+        "note": "kept",
+        "truncated": True,
+        "originalLength": len(json.dumps(payload)),
+    }
 
 
 def test_only_results_over_the_threshold_are_compressed() -> None:
@@ -34,7 +41,9 @@ def test_only_results_over_the_threshold_are_compressed() -> None:
     )
     out, count = compress_tool_results(messages, 512)
     assert count == 1
-    assert isinstance(out[1], ToolResultMessage) and out[1].content == [TextBlock(text="y" * 512 + "[truncated 88 chars]")]
+    assert isinstance(out[1], ToolResultMessage) and out[1].content == [
+        TextBlock(text="y" * 512 + "[truncated 88 chars]")
+    ]
     assert out[2] == messages[2] and out[0] == messages[0]
 
 
@@ -43,7 +52,11 @@ REQUEST = WireRequest("POST", "/chat/completions", {"model": "m"}, {"content-typ
 
 @pytest.mark.parametrize(
     ("provider", "header", "value"),
-    [("openai", "authorization", "Bearer sk-canary"), ("anthropic", "x-api-key", "sk-canary"), ("gemini", "x-goog-api-key", "sk-canary")],
+    [
+        ("openai", "authorization", "Bearer sk-canary"),
+        ("anthropic", "x-api-key", "sk-canary"),
+        ("gemini", "x-goog-api-key", "sk-canary"),
+    ],
 )
 def test_each_auth_style_puts_the_key_in_one_place(provider: str, header: str, value: str) -> None:
     url, headers = apply_auth(REQUEST, get_profile(provider), "sk-canary")

@@ -65,7 +65,11 @@ def test_attempt_cap() -> None:
 
 @pytest.mark.parametrize(
     "error",
-    [err("payload_too_large", status=413), err("context_overflow"), err("invalid_request", provider_code="provider_rejected")],
+    [
+        err("payload_too_large", status=413),
+        err("context_overflow"),
+        err("invalid_request", provider_code="provider_rejected"),
+    ],
 )
 def test_compress_once(error: ProviderError) -> None:
     assert isinstance(run(error), CompressAndRetry)

@@ -19,7 +19,13 @@ from conformance.runtime.turn import run_turn
 
 OK_JSON = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "done"}}]}
 OK_SSE = b'data: {"choices":[{"index":0,"delta":{"content":"done"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
-REJECTED = {"error": {"code": 400, "message": "Provider returned error", "metadata": {"provider_name": "Google", "raw": "ERROR"}}}
+REJECTED = {
+    "error": {
+        "code": 400,
+        "message": "Provider returned error",
+        "metadata": {"provider_name": "Google", "raw": "ERROR"},
+    }
+}
 CONV = Conversation.model_validate(
     {
         "messages": [
@@ -50,9 +56,16 @@ def actions(trace: list) -> list[str]:  # type: ignore[type-arg]
 
 
 async def test_429_then_success_waits_on_the_fake_clock() -> None:
-    script = Script(httpx.Response(429, headers={"retry-after": "30"}, json={"error": {"message": "slow", "code": "rate_limit_exceeded"}}), httpx.Response(200, json=OK_JSON))
+    script = Script(
+        httpx.Response(
+            429, headers={"retry-after": "30"}, json={"error": {"message": "slow", "code": "rate_limit_exceeded"}}
+        ),
+        httpx.Response(200, json=OK_JSON),
+    )
     clock = FakeClock()
-    out = await run_turn(CONV, get_profile("openai"), transport=httpx.MockTransport(script), clock=clock, rng=random.Random(1))
+    out = await run_turn(
+        CONV, get_profile("openai"), transport=httpx.MockTransport(script), clock=clock, rng=random.Random(1)
+    )
     assert out.message is not None and out.error is None
     assert actions(out.trace) == ["send", "wait", "send", "done"]
     assert clock.sleeps == [30.0] and clock.now() == 30.0
@@ -60,10 +73,16 @@ async def test_429_then_success_waits_on_the_fake_clock() -> None:
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_rejected_payload_is_retried_once_compressed_on_both_paths(stream: bool) -> None:
-    ok = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=OK_SSE) if stream else httpx.Response(200, json=OK_JSON)
+    ok = (
+        httpx.Response(200, headers={"content-type": "text/event-stream"}, content=OK_SSE)
+        if stream
+        else httpx.Response(200, json=OK_JSON)
+    )
     script = Script(httpx.Response(400, json=REJECTED), ok)
     conv = CONV.model_copy(update={"options": CONV.options.model_copy(update={"stream": stream})})
-    out = await run_turn(conv, get_profile("openrouter"), transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1))
+    out = await run_turn(
+        conv, get_profile("openrouter"), transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1)
+    )
     assert out.message is not None
     assert actions(out.trace) == ["send", "compress", "send", "done"]
     assert script.tool_contents(0) == ["L" * 2000]
@@ -72,17 +91,39 @@ async def test_rejected_payload_is_retried_once_compressed_on_both_paths(stream:
 
 async def test_compression_happens_only_once() -> None:
     script = Script(httpx.Response(400, json=REJECTED), httpx.Response(400, json=REJECTED))
-    out = await run_turn(CONV, get_profile("openrouter"), transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1))
+    out = await run_turn(
+        CONV, get_profile("openrouter"), transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1)
+    )
     assert out.error is not None and out.error.provider_code == "provider_rejected"
     assert actions(out.trace) == ["send", "compress", "send", "give_up"]
 
 
 async def test_overloaded_twice_then_success() -> None:
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    script = Script(httpx.Response(529, json=overloaded), httpx.Response(529, json=overloaded), httpx.Response(200, json={"type": "message", "role": "assistant", "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}))
+    script = Script(
+        httpx.Response(529, json=overloaded),
+        httpx.Response(529, json=overloaded),
+        httpx.Response(
+            200,
+            json={
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        ),
+    )
     clock = FakeClock()
     policy = RetryPolicy(jitter=0.0)
-    out = await run_turn(CONV, get_profile("anthropic"), transport=httpx.MockTransport(script), clock=clock, rng=random.Random(1), policy=policy)
+    out = await run_turn(
+        CONV,
+        get_profile("anthropic"),
+        transport=httpx.MockTransport(script),
+        clock=clock,
+        rng=random.Random(1),
+        policy=policy,
+    )
     assert out.message is not None and clock.sleeps == [1.0, 2.0]
 
 
@@ -91,7 +132,14 @@ async def test_keys_never_reach_trace_errors_or_logs(caplog: pytest.LogCaptureFi
     secret = "sk-proj-CANARYcanaryCANARY0123456789"
     body = {"error": {"message": f"Incorrect API key provided: {secret}.", "code": "invalid_api_key"}}
     script = Script(httpx.Response(401, json=body))
-    out = await run_turn(CONV, get_profile("openai"), transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1), keys=AuthPool.of([secret]))
+    out = await run_turn(
+        CONV,
+        get_profile("openai"),
+        transport=httpx.MockTransport(script),
+        clock=FakeClock(),
+        rng=random.Random(1),
+        keys=AuthPool.of([secret]),
+    )
     assert script.requests[0].headers["authorization"] == f"Bearer {secret}"
     assert out.error is not None and out.error.kind == "auth"
     dumped = json.dumps(out.to_json())

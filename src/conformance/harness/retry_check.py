@@ -38,7 +38,9 @@ SEED = 20261122
 
 
 def _canonical(data: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"trace": [TraceStep.model_validate(s).model_dump(exclude_none=True) for s in data.get("trace", [])]}
+    out: dict[str, Any] = {
+        "trace": [TraceStep.model_validate(s).model_dump(exclude_none=True) for s in data.get("trace", [])]
+    }
     for key, model in (("message", AssistantMessage), ("partial", AssistantMessage), ("error", ProviderError)):
         if key in data:
             value = data[key]
@@ -84,12 +86,19 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
                 )
             )
         except CannotOverwriteExistingCassetteException as exc:
-            return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
+            return result(
+                scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected
+            )
         unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]
     actual = _canonical({**turn.to_json(), "elapsed_s": clock.now()})
     if unplayed:
         return result(
-            scenario, provider, "fail", f"interactions {unplayed} of the cassette were never played", cassette=rel,
-            expected=expected, actual=actual,
+            scenario,
+            provider,
+            "fail",
+            f"interactions {unplayed} of the cassette were never played",
+            cassette=rel,
+            expected=expected,
+            actual=actual,
         )
     return judge(scenario, provider, expected, actual, ctx=ctx, ignore=RETRY_IGNORE, cassette=rel)

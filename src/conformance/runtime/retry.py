@@ -1,13 +1,14 @@
 """The retry policy: a pure decision from an error, the attempt number, the policy, a clock and
 a random source (both passed in, never read inside).
 
-| error kind | decision |
-|---|---|
-| rate_limited | rotate to another auth profile when there is one; else wait for the provider's hint (give up when it is longer than `max_wait_s`), or back off; non-retryable codes (`insufficient_quota`) give up |
-| overloaded, server, timeout, stream_interrupted | wait for the hint, or back off |
-| payload_too_large, context_overflow, and 400s a provider marks as a rejection of the payload (`provider_rejected`) | compress the tool results and retry, once |
-| auth | rotate to another profile when there is one, else give up |
-| invalid_request, permission, not_found, content_filter | give up |
+- rate_limited: rotate to another auth profile when there is one; else wait for the provider's
+  hint (give up when it is longer than `max_wait_s`) or back off; codes that no wait fixes
+  (`insufficient_quota`) give up;
+- overloaded, server, timeout, stream_interrupted: wait for the hint, or back off;
+- payload_too_large, context_overflow, and 400s a provider marks as a rejection of the payload
+  (`provider_rejected`): compress the tool results and retry, once;
+- auth: rotate to another profile when there is one, else give up;
+- invalid_request, permission, not_found, content_filter: give up.
 
 Back-off: `base_s * factor ** (attempt - 1)`, capped at `max_backoff_s`, times a jitter factor
 drawn uniformly from `[1 - jitter, 1 + jitter]`. At most `max_attempts` attempts in all.

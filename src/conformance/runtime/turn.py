@@ -24,6 +24,7 @@ from conformance.model import AssistantMessage, Conversation, Outcome, ProviderE
 from conformance.runtime.auth import AuthPool, apply_auth
 from conformance.runtime.clock import Clock
 from conformance.runtime.compress import DEFAULT_THRESHOLD, compress_tool_results
+from conformance.runtime.entry import validate_conversation
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
 
@@ -93,6 +94,7 @@ async def run_turn(
     compress_threshold: int = DEFAULT_THRESHOLD,
 ) -> TurnResult:
     """Send one conversation turn until it succeeds or the policy gives up."""
+    conv = validate_conversation(conv, profile)
     policy = policy or RetryPolicy()
     trace: list[TraceStep] = []
     compressed = False
@@ -135,10 +137,14 @@ async def run_turn(
                 profiles_available=len(keys) if keys is not None else 1,
             )
             if isinstance(decision, GiveUp):
-                trace.append(TraceStep(action="give_up", kind=error.kind, status=error.status, reason=redact(decision.reason)))
+                trace.append(
+                    TraceStep(action="give_up", kind=error.kind, status=error.status, reason=redact(decision.reason))
+                )
                 return TurnResult(outcome.partial, error, trace)
             if isinstance(decision, RetryAfter):
-                trace.append(TraceStep(action="wait", seconds=decision.seconds, kind=error.kind, reason=decision.reason))
+                trace.append(
+                    TraceStep(action="wait", seconds=decision.seconds, kind=error.kind, reason=decision.reason)
+                )
                 await clock.sleep(decision.seconds)
             elif isinstance(decision, CompressAndRetry):
                 messages, count = compress_tool_results(list(conv.messages), compress_threshold)
@@ -152,5 +158,11 @@ async def run_turn(
                 else:
                     keys.cool_down(index, decision.until)
                 trace.append(
-                    TraceStep(action="rotate", profile=index, seconds=decision.cooldown_s, kind=error.kind, reason=decision.reason)
+                    TraceStep(
+                        action="rotate",
+                        profile=index,
+                        seconds=decision.cooldown_s,
+                        kind=error.kind,
+                        reason=decision.reason,
+                    )
                 )

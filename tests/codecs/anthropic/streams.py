@@ -26,8 +26,7 @@ STOP = ("message_stop", '{"type":"message_stop"}')
 def delta(stop_reason: str, usage: str = '{"output_tokens":15}') -> tuple[str, str]:
     return (
         "message_delta",
-        f'{{"type":"message_delta","delta":{{"stop_reason":"{stop_reason}","stop_sequence":null}},'
-        f'"usage":{usage}}}',
+        f'{{"type":"message_delta","delta":{{"stop_reason":"{stop_reason}","stop_sequence":null}},"usage":{usage}}}',
     )
 
 

@@ -164,9 +164,7 @@ def test_stream_outcome_is_independent_of_chunking(path: str) -> None:
             continue
         small = [item.body[i : i + 7] for i in range(0, len(item.body), 7)]
         whole = _decode(item)
-        chunked = decode_response(
-            CODEC, PROFILE, item.status, item.headers, item.body, stream_hint=True, chunks=small
-        )
+        chunked = decode_response(CODEC, PROFILE, item.status, item.headers, item.body, stream_hint=True, chunks=small)
         assert chunked == whole
 
 

@@ -67,9 +67,7 @@ def test_stream_and_non_stream_agree_on_tools() -> None:
 
 
 def test_redacted_thinking_and_order() -> None:
-    body = _body(
-        '[{"type":"text","text":"Done."},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va+/opaque=="}]'
-    )
+    body = _body('[{"type":"text","text":"Done."},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va+/opaque=="}]')
     message = json_outcome(body).message
     assert message is not None
     assert message.content == [
@@ -114,9 +112,7 @@ def test_empty_text_blocks_are_dropped_and_thinking_without_signature_kept() -> 
 
 
 def test_usage_without_cache_fields() -> None:
-    message = decode(
-        {"type": "message", "content": [], "usage": {"input_tokens": 3, "output_tokens": 4}}, PROFILE
-    )
+    message = decode({"type": "message", "content": [], "usage": {"input_tokens": 3, "output_tokens": 4}}, PROFILE)
     assert message.usage == Usage(input_tokens=3, output_tokens=4)
     assert message.stop_reason is None
 

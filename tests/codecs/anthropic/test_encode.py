@@ -35,9 +35,7 @@ def test_no_credentials_in_headers() -> None:
 
 
 def test_stream_flag() -> None:
-    conv = Conversation.model_validate(
-        {"messages": [{"role": "user", "content": "Hi"}], "options": {"stream": True}}
-    )
+    conv = Conversation.model_validate({"messages": [{"role": "user", "content": "Hi"}], "options": {"stream": True}})
     request = encode(conv, PROFILE)
     assert request.stream is True
     assert request.body["stream"] is True
@@ -62,9 +60,7 @@ def test_max_tokens(model: str, max_tokens: int | None, expected: int) -> None:
 
 def test_default_max_tokens_is_capped_at_the_model_output_limit() -> None:
     profile = get_profile("anthropic").model_copy(update={"default_max_tokens": 100_000})
-    conv = Conversation.model_validate(
-        {"model": "claude-opus-4-1", "messages": [{"role": "user", "content": "x"}]}
-    )
+    conv = Conversation.model_validate({"model": "claude-opus-4-1", "messages": [{"role": "user", "content": "x"}]})
     assert encode(conv, profile).body["max_tokens"] == 32_000
 
 

@@ -100,7 +100,5 @@ def test_empty_body() -> None:
 
 
 def test_keys_in_messages_are_redacted() -> None:
-    error = classify(
-        401, {}, envelope("authentication_error", "invalid key sk-ant-api03-abcdefghijkl"), PROFILE
-    )
+    error = classify(401, {}, envelope("authentication_error", "invalid key sk-ant-api03-abcdefghijkl"), PROFILE)
     assert "abcdefghijkl" not in error.message

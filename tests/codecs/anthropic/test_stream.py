@@ -137,9 +137,7 @@ def test_usage_fields_absent_from_message_delta_keep_message_start_values() -> N
     )
     message = stream_outcome(body).message
     assert message is not None
-    assert message.usage == Usage(
-        input_tokens=40, output_tokens=7, cache_read_tokens=10, cache_write_tokens=5
-    )
+    assert message.usage == Usage(input_tokens=40, output_tokens=7, cache_read_tokens=10, cache_write_tokens=5)
 
 
 def test_redacted_thinking_is_opaque() -> None:
@@ -318,6 +316,4 @@ def test_error_inside_a_tool_call_keeps_the_raw_fragment() -> None:
     assert outcome.error is not None
     assert outcome.error.kind == "server"
     assert outcome.partial is not None
-    assert outcome.partial.content == [
-        ToolCallBlock(id="toolu_1", name="f", arguments={}, raw_arguments='{"a": 1')
-    ]
+    assert outcome.partial.content == [ToolCallBlock(id="toolu_1", name="f", arguments={}, raw_arguments='{"a": 1')]

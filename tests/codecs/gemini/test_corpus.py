@@ -23,9 +23,7 @@ from tests.codecs.gemini.helpers import PROFILE
 from tests.evidence.sdk_gemini import sdk_summary
 from tests.evidence.summary import ours
 
-CORPUS = Path(
-    os.environ.get("CONFORMANCE_CORPUS", Path(__file__).resolve().parents[3].parent / "shared" / "corpus")
-)
+CORPUS = Path(os.environ.get("CONFORMANCE_CORPUS", Path(__file__).resolve().parents[3].parent / "shared" / "corpus"))
 ENDPOINTS = (":generateContent", ":streamGenerateContent")
 
 
@@ -84,9 +82,7 @@ def run_corpus() -> Tally:
                 tally.typed_errors += 1
             if stream and status < 400:
                 small = [body[i : i + 7] for i in range(0, len(body), 7)]
-                again = decode_response(
-                    CODEC, PROFILE, status, headers, body, stream_hint=stream, chunks=small
-                )
+                again = decode_response(CODEC, PROFILE, status, headers, body, stream_hint=stream, chunks=small)
                 if again.to_json() != outcome.to_json():
                     tally.disagree.append(f"{where}: 7-byte chunks decode differently")
             theirs, mine = sdk_summary(status, headers, body, stream), ours(outcome)

@@ -293,9 +293,7 @@ def test_decoded_answer_goes_back_with_signatures_on_the_same_parts() -> None:
     ]
     answer = decode(
         orjson.loads(
-            orjson.dumps(
-                {"candidates": [{"content": {"role": "model", "parts": wire_parts}, "finishReason": "STOP"}]}
-            )
+            orjson.dumps({"candidates": [{"content": {"role": "model", "parts": wire_parts}, "finishReason": "STOP"}]})
         ),
         PROFILE,
     )

@@ -67,10 +67,7 @@ def test_status_name_table(code: int, status: str, kind: str) -> None:
 
 def test_status_name_wins_over_http_status() -> None:
     # A proxy answering 500 with a body that says the request was invalid: the body decides.
-    body = (
-        b'{"error":{"code":400,"message":"Please use a valid role: user, model.",'
-        b'"status":"INVALID_ARGUMENT"}}'
-    )
+    body = b'{"error":{"code":400,"message":"Please use a valid role: user, model.","status":"INVALID_ARGUMENT"}}'
     assert classify(500, {}, body, PROFILE).kind == "invalid_request"
 
 

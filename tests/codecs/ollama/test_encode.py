@@ -110,9 +110,7 @@ def test_prompt_tools_for_models_without_native_calling() -> None:
     assert system["role"] == "system"
     assert system["content"].startswith("Be terse.\n\nYou can call these tools:")
     assert '"city":{"type":"string"}' in system["content"]
-    assert (
-        '{"tool_calls": [{"name": "<tool name>", "arguments": {<arguments as JSON>}}]}' in system["content"]
-    )
+    assert '{"tool_calls": [{"name": "<tool name>", "arguments": {<arguments as JSON>}}]}' in system["content"]
     assert "You must call at least one tool." in system["content"]
     assert user == {"role": "user", "content": "Describe", "images": ["iVBOR"]}
     assert assistant == {

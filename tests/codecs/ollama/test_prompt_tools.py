@@ -56,8 +56,7 @@ def test_json_of_another_shape_stays_text() -> None:
 
 def test_string_arguments_are_parsed_and_bad_ones_kept_raw() -> None:
     reply = (
-        '```json\n{"tool_calls": [{"name": "a", "arguments": "{\\"x\\": 1}"},'
-        ' {"name": "b", "arguments": "x"}]}\n```'
+        '```json\n{"tool_calls": [{"name": "a", "arguments": "{\\"x\\": 1}"}, {"name": "b", "arguments": "x"}]}\n```'
     )
     content = dump(decode(body_for("gemma3", reply), PROFILE))["content"]
     assert content == [
@@ -80,10 +79,7 @@ PIECES = (
     'eather", "arguments": {"city": "Paris"}}]}\n```',
 )
 STREAM = ndjson(
-    *(
-        orjson.dumps({"model": "gemma3", "message": {"role": "assistant", "content": p}}).decode()
-        for p in PIECES
-    ),
+    *(orjson.dumps({"model": "gemma3", "message": {"role": "assistant", "content": p}}).decode() for p in PIECES),
     '{"model":"gemma3","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}',
 )
 

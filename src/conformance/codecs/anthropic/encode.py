@@ -40,13 +40,7 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     model = conv.model or profile.default_model
     options = conv.options
     body: dict[str, Any] = {"model": model, "max_tokens": _max_tokens(options, profile, model)}
-    system = [
-        _text(block)
-        for m in conv.messages
-        if isinstance(m, SystemMessage)
-        for block in m.content
-        if block.text
-    ]
+    system = [_text(block) for m in conv.messages if isinstance(m, SystemMessage) for block in m.content if block.text]
     if system:
         body["system"] = system
     body["messages"] = _turns(conv)

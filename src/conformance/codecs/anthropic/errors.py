@@ -25,9 +25,7 @@ _MESSAGE_LIMIT = 2000
 """Characters of a non-JSON body kept as the error message (e.g. an HTML page from a proxy)."""
 
 
-def error_from_payload(
-    payload: Any, *, status: int | None, retry_after_s: float | None = None
-) -> ProviderError:
+def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float | None = None) -> ProviderError:
     """An error envelope (already parsed) → `ProviderError`; `status` is None mid-stream."""
     error = payload.get("error") if isinstance(payload, dict) else None
     if not isinstance(error, dict):
@@ -82,7 +80,5 @@ def classify(status: int, headers: Mapping[str, str], body: bytes, profile: Prov
         payload = orjson.loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
         text = body.decode("utf-8", errors="replace").strip()
-        return make_error(
-            kind_for_status(status), status=status, message=text[:_MESSAGE_LIMIT], retry_after_s=wait
-        )
+        return make_error(kind_for_status(status), status=status, message=text[:_MESSAGE_LIMIT], retry_after_s=wait)
     return error_from_payload(payload, status=status, retry_after_s=wait)

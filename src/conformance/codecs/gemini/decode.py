@@ -18,9 +18,7 @@ def decode(data: Any, profile: ProviderProfile) -> AssistantMessage:
     reader = ResponseReader(profile)
     chunks = data if isinstance(data, list) else [data]
     if not chunks or not all(isinstance(c, dict) for c in chunks):
-        raise WireFormatError(
-            "expected a GenerateContentResponse object or an array of them", where="response body"
-        )
+        raise WireFormatError("expected a GenerateContentResponse object or an array of them", where="response body")
     for chunk in chunks:
         reader.response(chunk)
     return reader.message()

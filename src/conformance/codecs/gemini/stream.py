@@ -33,9 +33,7 @@ class GeminiStream:
     def finish(self) -> AssistantMessage:
         self._handle(self._framer.finish())
         if not self._reader.finished:
-            self._reader.fail(
-                ProviderError(kind="stream_interrupted", message="stream ended without a finishReason")
-            )
+            self._reader.fail(ProviderError(kind="stream_interrupted", message="stream ended without a finishReason"))
         return self._reader.message()
 
     def _handle(self, frames: list[Frame]) -> list[StreamEvent]:

@@ -64,9 +64,7 @@ def _assistant(msg: AssistantMessage, *, reasoning: bool, native: bool) -> dict[
     if reasoning and thinking:
         out["thinking"] = thinking
     if calls and native:
-        out["tool_calls"] = [
-            {"id": c.id, "function": {"name": c.name, "arguments": c.arguments}} for c in calls
-        ]
+        out["tool_calls"] = [{"id": c.id, "function": {"name": c.name, "arguments": c.arguments}} for c in calls]
     elif calls:
         out["content"] = f"{content}\n\n{render_calls(calls)}" if content else render_calls(calls)
     return out
@@ -103,9 +101,7 @@ def _messages(conv: Conversation, profile: ProviderProfile, model: str, tool_pro
     return out
 
 
-def _tool_result(
-    msg: ToolResultMessage, looked_up: str | None, where: str, *, native: bool
-) -> dict[str, Any]:
+def _tool_result(msg: ToolResultMessage, looked_up: str | None, where: str, *, native: bool) -> dict[str, Any]:
     name = msg.tool_name or looked_up
     if not native:
         text = render_result(name, msg.tool_call_id, _text(msg.content), is_error=msg.is_error)
@@ -171,6 +167,4 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     if conv.options.thinking_budget is not None:
         body["think"] = conv.options.thinking_budget != 0
     headers = {"content-type": "application/json", **profile.extra_headers}
-    return WireRequest(
-        method="POST", path="/api/chat", body=body, headers=headers, stream=conv.options.stream
-    )
+    return WireRequest(method="POST", path="/api/chat", body=body, headers=headers, stream=conv.options.stream)

@@ -30,9 +30,7 @@ def error_message(data: Any) -> str | None:
     return orjson.dumps(error).decode()
 
 
-def error_from_message(
-    message: str, *, status: int | None, headers: Mapping[str, str] | None = None
-) -> ProviderError:
+def error_from_message(message: str, *, status: int | None, headers: Mapping[str, str] | None = None) -> ProviderError:
     kind: ErrorKind | None = next((k for pattern, k in MESSAGE_KINDS if pattern.search(message)), None)
     if kind is None:
         kind = kind_for_status(status) if status is not None and status >= 400 else MIDSTREAM_ERROR_KIND

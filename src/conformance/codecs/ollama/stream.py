@@ -30,9 +30,7 @@ class OllamaStream:
     def finish(self) -> AssistantMessage:
         self._handle(self._decoder.finish(), final=True)
         if not self._reader.done:
-            self._reader.fail(
-                ProviderError(kind="stream_interrupted", message="stream ended before done: true")
-            )
+            self._reader.fail(ProviderError(kind="stream_interrupted", message="stream ended before done: true"))
         return self._reader.message()
 
     def _handle(self, records: list[NDJSONRecord], *, final: bool) -> list[StreamEvent]:
