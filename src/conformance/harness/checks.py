@@ -151,8 +151,10 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
     if check is None:
         return result(scenario, provider, "error", f"no check named {scenario.check!r} is available")
     try:
-        return check(scenario, provider, ctx)
+        res = check(scenario, provider, ctx)
     except InputError as exc:
-        return result(scenario, provider, "error", str(exc))
+        res = result(scenario, provider, "error", str(exc))
     except Exception as exc:  # a crash in the runtime under test is a verdict, with its type
-        return result(scenario, provider, "error", f"{type(exc).__name__}: {exc}")
+        res = result(scenario, provider, "error", f"{type(exc).__name__}: {exc}")
+    res.scenario_path = ctx.rel(scenario.path)
+    return res

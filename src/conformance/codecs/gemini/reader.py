@@ -72,8 +72,11 @@ class ResponseReader:
         return self._next_key
 
     def fail(self, error: ProviderError) -> None:
+        """End with `error`; a provider's error (not a cut stream) also makes the stop reason `error`."""
         if self.builder.error is None:
             self.builder.error = error
+            if error.kind != "stream_interrupted":
+                self.builder.set_stop(self.builder.raw_stop_reason, "error")
 
     def response(self, obj: Any) -> None:
         """One `GenerateContentResponse` object (a whole body or one stream chunk)."""

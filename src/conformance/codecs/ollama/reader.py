@@ -31,8 +31,11 @@ class RecordReader:
         self._raw_done: str | None = None
 
     def fail(self, error: ProviderError) -> None:
+        """End with `error`; a provider's error (not a cut stream) also makes the stop reason `error`."""
         if self.builder.error is None:
             self.builder.error = error
+            if error.kind != "stream_interrupted":
+                self.builder.set_stop(self.builder.raw_stop_reason, "error")
 
     def _key(self, kind: _TextKind | None) -> int:
         if kind is not None and self._run is not None and self._run[0] == kind:
