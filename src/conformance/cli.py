@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,6 +45,8 @@ def load_runtime(spec: str | None) -> tuple[Runtime, str]:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise InputError("expected package.module:factory", where="--runtime")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a runtime module beside the project, as `python -m` would find it
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -1,0 +1,1 @@
+"""Worked examples of running the conformance matrix against other runtimes."""

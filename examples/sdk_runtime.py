@@ -1,0 +1,110 @@
+"""An adapter that puts the official `openai` SDK's response parsing under test.
+
+The runtime protocol (`conformance.runtime.protocol.Runtime`) asks for three JSON-in/JSON-out
+calls. This adapter answers `decode` for the OpenAI Chat Completions dialect with what the `openai`
+SDK makes of the bytes (non-streaming: `chat.completions.create`; streaming: its
+`ChatCompletionStreamState` accumulator), mapped to the normalized form; `encode` and `repair`
+are delegated to the reference runtime. Run the OpenAI column against it:
+
+    conformance run --runtime examples.sdk_runtime:make --provider openai
+
+Cells where the SDK's reading differs from the contract show up as failures with their diff
+(for example, it reports no error for a stream cut off before `finish_reason`). An adapter for
+your own runtime has the same shape: call your decoder in `decode`, your request builder in
+`encode`, and your history repair in `repair`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+import openai
+from openai.lib.streaming.chat import ChatCompletionStreamState
+
+from conformance.runtime.reference import ReferenceRuntime
+
+_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
+
+
+def _client(status: int, headers: dict[str, str], chunks: list[bytes]) -> openai.OpenAI:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(status, headers=list(headers.items()), content=b"".join(chunks), request=request)
+
+    return openai.OpenAI(
+        api_key="example", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
+    )
+
+
+def _message(completion: Any) -> dict[str, Any]:
+    choice = completion.choices[0]
+    msg = choice.message
+    content: list[dict[str, Any]] = []
+    if msg.content:
+        content.append({"type": "text", "text": msg.content})
+    for call in msg.tool_calls or []:
+        try:
+            args = json.loads(call.function.arguments or "{}")
+        except ValueError:
+            args = None
+        block: dict[str, Any] = {"type": "tool_call", "id": call.id, "name": call.function.name}
+        block["arguments"] = args if isinstance(args, dict) else {}
+        if not isinstance(args, dict):
+            block["raw_arguments"] = call.function.arguments
+        content.append(block)
+    out: dict[str, Any] = {"role": "assistant", "content": content, "provider": "openai", "model": completion.model}
+    if choice.finish_reason:
+        out["stop_reason"] = _STOP.get(choice.finish_reason, "stop")
+        out["raw_stop_reason"] = choice.finish_reason
+    if completion.usage is not None:
+        details = completion.usage.prompt_tokens_details
+        reasoning = completion.usage.completion_tokens_details
+        out["usage"] = {
+            "input_tokens": completion.usage.prompt_tokens,
+            "output_tokens": completion.usage.completion_tokens,
+            "cache_read_tokens": (details.cached_tokens or 0) if details else 0,
+            "reasoning_tokens": (reasoning.reasoning_tokens or 0) if reasoning else 0,
+        }
+    return out
+
+
+class SdkRuntime:
+    name = "openai-sdk (example adapter)"
+
+    def __init__(self) -> None:
+        self._reference = ReferenceRuntime()
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        return self._reference.encode(conversation, provider)
+
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return self._reference.repair(messages, provider, model, options)
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        with _client(status, headers, chunks) as client:
+            try:
+                if stream:
+                    state = ChatCompletionStreamState()
+                    for chunk in client.chat.completions.create(model="x", messages=[], stream=True):
+                        state.handle_chunk(chunk)
+                    return {"message": _message(state.current_completion_snapshot)}
+                return {"message": _message(client.chat.completions.create(model="x", messages=[]))}
+            except openai.APIStatusError as exc:
+                body = exc.body if isinstance(exc.body, dict) else {}
+                return {
+                    "error": {
+                        "kind": "invalid_request",
+                        "status": exc.status_code,
+                        "message": str(body.get("message", "")),
+                    },
+                    "partial": None,
+                }
+
+
+def make() -> SdkRuntime:
+    return SdkRuntime()
