@@ -1,0 +1,36 @@
+"""`conformance lint [PATH ...]`: cassette hygiene, each finding with file and line (exit 1 on any)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("lint", help="check cassettes for secrets, unplayed or unused interactions, malformed files")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        default=["cassettes"],
+        metavar="PATH",
+        help="cassette files or directories (default: cassettes/)",
+    )
+    p.add_argument("--root", default=".", help="project root, to match cassettes with scenarios (default: .)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.exceptions import InputError
+    from conformance.replay.lint import lint
+
+    paths = [Path(p) for p in args.paths]
+    for path in paths:
+        if not path.exists():
+            raise InputError("no such file or directory", where=str(path))
+    findings = lint(paths, Path(args.root))
+    for finding in findings:
+        print(finding)
+    count = sum(len(list(p.rglob("*.yaml"))) if p.is_dir() else 1 for p in paths)
+    print(f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in {count} cassette{'s' if count != 1 else ''}")
+    return 1 if findings else 0

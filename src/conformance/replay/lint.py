@@ -1,0 +1,137 @@
+"""Cassette hygiene: secrets, interactions no scenario plays, cassettes no scenario uses, and
+malformed files — each finding with the file and the line.
+
+Secret-like values: provider key formats (`sk-…`, `sk-ant-…`, `sk-proj-…`, `sk-or-v1-…`, `AIza…`,
+`xai-…`, `gsk_…`, `fw_…`), bearer tokens, and long high-entropy values in headers. Bodies are
+checked for key formats only, so base64 image data or signatures are not flagged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from conformance.exceptions import CassetteError, ConformanceError
+from conformance.replay.cassette import load_cassette
+from conformance.scenarios import load_scenarios
+
+KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}")),
+    ("OpenRouter API key", re.compile(r"sk-or-v1-[A-Za-z0-9]{20,}")),
+    ("OpenAI project key", re.compile(r"sk-proj-[A-Za-z0-9_\-]{20,}")),
+    ("OpenAI-style API key", re.compile(r"\bsk-[A-Za-z0-9]{20,}")),
+    ("Google API key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    ("xAI API key", re.compile(r"\bxai-[A-Za-z0-9]{20,}")),
+    ("Groq API key", re.compile(r"\bgsk_[A-Za-z0-9]{20,}")),
+    ("Fireworks API key", re.compile(r"\bfw_[A-Za-z0-9]{20,}")),
+    ("bearer token", re.compile(r"Bearer\s+(?!<redacted>)[A-Za-z0-9._\-]{12,}")),
+)
+SAFE_HEADER_VALUE = re.compile(r"^(req|msg|chatcmpl|gen|call|toolu|org|resp)[-_]")
+"""Identifier-shaped header values (request ids, ids) are not secrets however random they look."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: Path
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.rule}: {self.message}"
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _header_values(data: object) -> list[str]:
+    out: list[str] = []
+    if isinstance(data, dict):
+        for item in data.get("interactions", []) or []:
+            for side in ("request", "response"):
+                headers = (item.get(side) or {}).get("headers") or {}
+                for values in headers.values():
+                    out += [str(v) for v in (values if isinstance(values, list) else [values])]
+    return out
+
+
+def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+
+    def line_of(needle: str) -> int:
+        for i, line in enumerate(lines, 1):
+            if needle in line:
+                return i
+        return 1
+
+    findings: list[Finding] = []
+    for i, line in enumerate(lines, 1):
+        for name, pattern in KEY_PATTERNS:
+            if pattern.search(line):
+                findings.append(Finding(path, i, "secret", f"{name} in the cassette"))
+                break
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        where = exc.where or ""
+        at = int(where.rsplit(":", 1)[1]) if re.search(r":\d+$", where) else 1
+        findings.append(Finding(path, at, "malformed", str(exc)))
+        return findings
+    for value in _header_values(yaml.safe_load(text)):
+        token = value.strip()
+        if len(token) >= 32 and " " not in token and not SAFE_HEADER_VALUE.match(token) and _entropy(token) > 4.0:
+            findings.append(Finding(path, line_of(token[:24]), "secret", "long high-entropy header value"))
+    if referenced is not None:
+        plays = referenced.get(path.resolve())
+        if plays is None:
+            findings.append(Finding(path, 1, "unreferenced", "no scenario uses this cassette"))
+        elif plays < len(cassette.interactions):
+            findings.append(
+                Finding(
+                    path,
+                    line_of("interactions:"),
+                    "unplayed",
+                    f"{len(cassette.interactions)} interactions, but its scenario plays {plays}",
+                )
+            )
+    return findings
+
+
+def referenced_cassettes(root: Path) -> dict[Path, int]:
+    """Cassette → how many interactions its scenario plays (decode: 1; retry: all of them)."""
+    out: dict[Path, int] = {}
+    from conformance.capabilities import provider_names
+
+    for scenario in load_scenarios(root / "scenarios"):
+        if scenario.check not in ("decode", "retry"):
+            continue
+        for provider in provider_names():
+            path = scenario.cassette_path(provider, root)
+            if path.is_file():
+                plays = 1 if scenario.check == "decode" else 10**6
+                out[path.resolve()] = plays
+    return out
+
+
+def lint(paths: list[Path], root: Path | None) -> list[Finding]:
+    referenced: dict[Path, int] | None = None
+    if root is not None and (root / "scenarios").is_dir():
+        try:
+            referenced = referenced_cassettes(root)
+        except ConformanceError:
+            referenced = None
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+    findings: list[Finding] = []
+    for file in files:
+        findings += lint_file(file, referenced)
+    return findings
