@@ -122,6 +122,22 @@ class AnthropicStream:
             self._placeholders[index] = block["input"]
 
     def _block_delta(self, payload: dict[str, Any], where: str) -> None:
+        index = payload.get("index")
+        delta = payload.get("delta")
+        if type(index) is int and isinstance(delta, dict) and index not in self._skipped:
+            # The common deltas, checked against their block's kind without building error text.
+            kind = delta.get("type")
+            if kind == "text_delta" and self._builder.kind_of(index) == "text":
+                text = delta.get("text")
+                if isinstance(text, str):
+                    self._builder.text(index, text)
+                    return
+            elif kind == "input_json_delta" and self._builder.kind_of(index) == "tool_call":
+                fragment = delta.get("partial_json")
+                if isinstance(fragment, str):
+                    self._streamed.add(index)
+                    self._builder.tool_call(index, arguments_delta=fragment)
+                    return
         index = _index(payload, where)
         if index in self._skipped:
             return

@@ -83,21 +83,27 @@ class OpenAIChatStream:
             return
         choices = data.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
-        if isinstance(data.get("model"), str):
-            self._builder.model = data["model"]
-        usage = usage_of(data, self._profile)
-        if usage is not None:
-            self._builder.usage = usage
+        model = data.get("model")
+        if model is not None and model != self._builder.model and isinstance(model, str):
+            self._builder.model = model
+        if data.get("usage") is not None or "x_groq" in data:
+            usage = usage_of(data, self._profile)
+            if usage is not None:
+                self._builder.usage = usage
         if choice is not None:
             delta = choice.get("delta")
             if isinstance(delta, dict):
-                self._state.apply(delta)
+                content = delta.get("content")
+                if len(delta) == 1 and content.__class__ is str and self._state.tags is None:
+                    self._state.add("text", content)  # the common delta: text only
+                else:
+                    self._state.apply(delta)
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 self._state.flush()
                 set_finish(self._state, reason)
                 self._finished = True
-        error = body_error(data, choice)
+        error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None
         if error is not None or frame.event == "error":
             self._failed = True
             fail(self._builder, error if error is not None else data)
