@@ -17,6 +17,9 @@ from urllib.parse import urlencode
 from conformance.capabilities import ProviderProfile
 from conformance.codecs import WireRequest
 from conformance.exceptions import InputError, MissingKeyError
+from conformance.runtime import logsafe
+
+logsafe.install()
 
 _HEADERS: dict[str, tuple[str, str]] = {
     "bearer": ("authorization", "Bearer {key}"),

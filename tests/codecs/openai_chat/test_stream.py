@@ -266,3 +266,11 @@ def test_any_split_gives_the_same_outcome(body: bytes, cuts: list[int]) -> None:
     points = sorted({c for c in cuts if c < len(body)})
     chunks = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
     assert decode_stream(body, "groq", chunks) == decode_stream(body, "groq")
+
+
+def test_a_stream_cut_inside_its_last_frame_is_interrupted_not_corrupt() -> None:
+    body = sse(chunk({"content": "Hello"}), chunk({"content": " world"}), done=False)
+    cut = body[: body.rindex(b"world") + 2]
+    out = decode_stream(cut)
+    assert out.error is not None and out.error.kind == "stream_interrupted"
+    assert out.partial is not None and out.partial.content == [TextBlock(text="Hello")]

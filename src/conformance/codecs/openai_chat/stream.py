@@ -7,7 +7,7 @@ has a `finish_reason`. Usage is taken from whichever chunk carries it (the last 
 Errors inside the 200 stream — a chunk with a top-level `error` (OpenAI, OpenRouter with
 `finish_reason: "error"`), an `event: error` frame (Groq), or a frame that is not JSON — end the
 message with the typed error and the partial kept. A stream that stops before a `finish_reason`
-ends with `stream_interrupted`.
+(including one cut inside its last frame) ends with `stream_interrupted`.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class OpenAIChatStream:
             frames = []
             self._interrupt(f"stream ends mid-character ({exc})")
         for frame in frames:
-            self._frame(frame)
+            self._frame(frame, final=True)
         self._state.flush()
         if not self._finished and not self._failed:
             self._interrupt("stream ended before a finish_reason")
@@ -66,13 +66,15 @@ class OpenAIChatStream:
             self._failed = True
             self._builder.error = ProviderError(kind="stream_interrupted", message=message)
 
-    def _frame(self, frame: SSEEvent) -> None:
+    def _frame(self, frame: SSEEvent, *, final: bool = False) -> None:
         self._frames += 1
         if self._failed or frame.data == "[DONE]":
             return
         try:
             data: Any = orjson.loads(frame.data)
         except orjson.JSONDecodeError:
+            if final:  # the last frame of a cut stream, not corrupt data: finish() reports the cut
+                return
             self._failed = True
             fail(
                 self._builder,

@@ -1,0 +1,43 @@
+"""`conformance record`: record cassettes against live keys (or any base URL)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    from conformance.replay.record import RECORD_MODES
+
+    p = sub.add_parser("record", help="record cassettes for a provider (keys from the usual environment variables)")
+    p.add_argument("--provider", required=True)
+    p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
+    p.add_argument("--record-mode", default="once", choices=[m for m in RECORD_MODES if m != "none"])
+    p.add_argument("--base-url", help="send the requests here instead of the provider (e.g. the emulator)")
+    p.add_argument("--record-failing", action="store_true", help="re-record only the cassettes of failing cells")
+    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.replay.record import record
+
+    report = record(
+        Path(args.root),
+        args.provider,
+        mode=args.record_mode,
+        scenario_ids=args.scenario,
+        base_url=args.base_url,
+        only_failing=args.record_failing,
+    )
+    for message in report.skipped:
+        print(f"skipped: {message}")
+    for sid in report.recorded:
+        print(f"recorded {args.provider}/{sid}")
+    print(f"{len(report.recorded)} recorded, {len(report.kept)} kept as they were")
+    for sid, change in report.drift.items():
+        print(f"\n{sid}: the normalized outcome changed:\n{change}")
+    if report.drift:
+        print("\nReview the drift; expected forms are never updated automatically.")
+    return 0

@@ -1,0 +1,46 @@
+"""`conformance serve`: a loopback HTTP server answering like each provider from cassettes."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help="answer like each provider from the cassettes, on loopback, with fault injection")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", default="127.0.0.1", choices=["127.0.0.1", "localhost", "::1"])
+    p.add_argument("--cassettes", default="cassettes", help="cassette directory (default: cassettes/)")
+    p.add_argument("--chunk-size", type=int, default=64, help="bytes per streamed chunk (default: 64)")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds between chunks (default: 0)")
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        help="e.g. '429;retry-after=30;times=1', 529, 'cut=200', error-event, 'rechunk=7'",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.emulator import Fault, Settings, base_urls, serve
+    from conformance.exceptions import InputError
+
+    directory = Path(args.cassettes)
+    if not directory.is_dir():
+        raise InputError("no such cassette directory", where=str(directory))
+    settings = Settings(chunk_size=args.chunk_size, delay_s=args.delay, faults=[Fault.parse(f) for f in args.fault])
+    server = serve(directory, host=args.host, port=args.port, settings=settings)
+    port = server.server_address[1]
+    print(f"conformance emulator on http://{args.host}:{port} — base URLs:")
+    for name, url in base_urls(args.host, port, sorted(server.catalog.by_provider)).items():  # type: ignore[attr-defined]
+        print(f"  {name}: {url}")
+    print("per-request faults: header x-conformance-fault (e.g. '429;retry-after=30'). Ctrl-C stops.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,218 @@
+"""Fault injection for the emulator: what to break, per request (header) or per server (option).
+
+A fault spec is `kind[;key=value…]`:
+
+- `429;retry-after=30` — a rate-limit error in the provider's envelope, with `Retry-After`;
+- `529`, `503`, `500` — overloaded / unavailable / server errors in the provider's envelope;
+- `cut=<bytes>` — the response stream stops after that many bytes (no terminal event);
+- `error-event` — an error arrives inside the 200 stream, after the first event, in the dialect's
+  framing;
+- `rechunk=<seed>` — the body is sent in chunks split at random (seeded) boundaries.
+
+`times=N` limits a server-level fault to the first N matching requests.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+from conformance.exceptions import InputError
+
+_ERRORS: dict[str, dict[int, tuple[str, str]]] = {
+    # dialect → status → (content-type, body)
+    "openai_chat": {
+        429: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "message": "Rate limit reached. Please try again later.",
+                        "type": "requests",
+                        "param": None,
+                        "code": "rate_limit_exceeded",
+                    }
+                }
+            ),
+        ),
+        500: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "message": "The server had an error while processing your request.",
+                        "type": "server_error",
+                        "param": None,
+                        "code": None,
+                    }
+                }
+            ),
+        ),
+        503: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "message": "The engine is currently overloaded, please try again later.",
+                        "type": "server_error",
+                        "param": None,
+                        "code": None,
+                    }
+                }
+            ),
+        ),
+        529: (
+            "application/json",
+            json.dumps({"error": {"message": "Overloaded", "type": "server_error", "param": None, "code": None}}),
+        ),
+    },
+    "anthropic": {
+        429: (
+            "application/json",
+            json.dumps(
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "rate_limit_error",
+                        "message": "Number of requests has exceeded your rate limit.",
+                    },
+                }
+            ),
+        ),
+        500: (
+            "application/json",
+            json.dumps({"type": "error", "error": {"type": "api_error", "message": "Internal server error"}}),
+        ),
+        503: (
+            "application/json",
+            json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ),
+        529: (
+            "application/json",
+            json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ),
+    },
+    "gemini": {
+        429: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "code": 429,
+                        "message": "Resource has been exhausted (e.g. check quota).",
+                        "status": "RESOURCE_EXHAUSTED",
+                    }
+                }
+            ),
+        ),
+        500: (
+            "application/json",
+            json.dumps({"error": {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"}}),
+        ),
+        503: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "code": 503,
+                        "message": "The model is overloaded. Please try again later.",
+                        "status": "UNAVAILABLE",
+                    }
+                }
+            ),
+        ),
+        529: (
+            "application/json",
+            json.dumps(
+                {
+                    "error": {
+                        "code": 503,
+                        "message": "The model is overloaded. Please try again later.",
+                        "status": "UNAVAILABLE",
+                    }
+                }
+            ),
+        ),
+    },
+    "ollama": {
+        429: ("application/json", json.dumps({"error": "too many requests"})),
+        500: ("application/json", json.dumps({"error": "llama runner process has terminated"})),
+        503: (
+            "application/json",
+            json.dumps({"error": "server busy, please try again.  maximum pending requests exceeded"}),
+        ),
+        529: (
+            "application/json",
+            json.dumps({"error": "server busy, please try again.  maximum pending requests exceeded"}),
+        ),
+    },
+}
+
+_STREAM_ERRORS: dict[str, bytes] = {
+    "openai_chat": (
+        b'data: {"error":{"message":"The server had an error while processing your request.",'
+        b'"type":"server_error","code":null}}\n\n'
+    ),
+    "anthropic": b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    "gemini": (
+        b'data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.",'
+        b'"status":"UNAVAILABLE"}}\n\n'
+    ),
+    "ollama": b'{"error":"an error was encountered while running the model"}\n',
+}
+
+
+@dataclass
+class Fault:
+    kind: str
+    params: dict[str, str] = field(default_factory=dict)
+    times: int | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Fault:
+        head, *rest = [p.strip() for p in spec.split(";") if p.strip()]
+        params: dict[str, str] = {}
+        for item in rest:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise InputError(f"expected key=value, got {item!r}", where=f"fault {spec!r}")
+            params[key] = value
+        kind, _, value = head.partition("=")
+        if kind in ("cut", "rechunk"):
+            params[kind] = value or "0"
+        elif kind not in ("429", "500", "503", "529", "error-event"):
+            raise InputError(
+                "unknown fault; use 429, 500, 503, 529, cut=N, error-event or rechunk=SEED", where=f"fault {spec!r}"
+            )
+        times = int(params.pop("times")) if "times" in params else None
+        return cls(kind, params, times)
+
+    def error_response(self, dialect: str) -> tuple[int, dict[str, str], bytes] | None:
+        if not self.kind.isdigit():
+            return None
+        status = int(self.kind)
+        ctype, body = _ERRORS[dialect][status]
+        headers = {"content-type": ctype}
+        if "retry-after" in self.params:
+            headers["retry-after"] = self.params["retry-after"]
+        return status, headers, body.encode()
+
+    def shape_stream(self, body: bytes, dialect: str) -> bytes:
+        if self.kind == "cut":
+            return body[: int(self.params["cut"])]
+        if self.kind == "error-event":
+            sep = b"\n" if dialect == "ollama" else b"\n\n"
+            first = body.find(sep)
+            cut = len(body) if first < 0 else first + len(sep)
+            return body[:cut] + _STREAM_ERRORS[dialect]
+        return body
+
+    def chunks(self, body: bytes, size: int) -> list[bytes]:
+        if self.kind == "rechunk":
+            rng = random.Random(int(self.params["rechunk"]))
+            cuts = (
+                sorted({rng.randrange(1, len(body)) for _ in range(max(1, len(body) // 16))}) if len(body) > 1 else []
+            )
+            return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+        return [body[i : i + size] for i in range(0, len(body), size)] or [b""]

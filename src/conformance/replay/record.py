@@ -1,0 +1,197 @@
+"""Recording cassettes against live providers (or any base URL, such as the emulator).
+
+The request each scenario sends is built by the reference runtime from the scenario's input, so
+what is recorded is exactly what replay matches. Modes follow pytest-recording's names:
+
+- `none` — replay only; nothing is recorded (the default everywhere);
+- `once` — record scenarios that have no cassette yet; existing cassettes are never touched;
+- `new_episodes` — also re-record cassettes whose recorded request no longer matches what the
+  runtime sends;
+- `all` — re-record every selected scenario.
+
+`only_failing` re-records only the cassettes of scenarios whose verdict is fail or error, and
+leaves every other file byte for byte as it was. A missing API key skips the provider with a
+message naming the variable. Cassettes carry provenance in `meta`, are scrubbed (see `scrub`) and
+written atomically. After recording, the change in the *normalized* outcome against the previous
+cassette is reported, so a reviewer sees semantic drift, not YAML noise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+import httpx
+import orjson
+
+from conformance import __version__
+from conformance.capabilities import ProviderProfile, get_profile
+from conformance.compare import diff, render_diff
+from conformance.exceptions import InputError, MissingKeyError
+from conformance.replay.cassette import (
+    Cassette,
+    Interaction,
+    RecordedRequest,
+    RecordedResponse,
+    load_cassette,
+    save_cassette,
+)
+from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
+from conformance.runtime.auth import apply_auth, resolve_key
+from conformance.runtime.reference import ReferenceRuntime, parse_conversation
+from conformance.scenarios import Scenario, load_scenarios
+
+RecordMode = Literal["none", "once", "new_episodes", "all"]
+RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
+RECORDED_CHECKS = frozenset({"decode"})
+
+
+@dataclass
+class RecordReport:
+    recorded: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    drift: dict[str, str] = field(default_factory=dict)
+    """Scenario → the change in its normalized outcome against the previous cassette."""
+
+
+def _outcome(provider: str, cassette: Cassette) -> list[dict[str, object]]:
+    runtime = ReferenceRuntime()
+    return [
+        runtime.decode(
+            provider, it.response.status, it.response.flat_headers(), [it.response.body], it.request.stream_requested()
+        )
+        for it in cassette.interactions
+    ]
+
+
+def _should_record(mode: RecordMode, path: Path, wanted_body: bytes, url: str) -> bool:
+    if mode == "all":
+        return True
+    if not path.is_file():
+        return mode in ("once", "new_episodes")
+    if mode == "once":
+        return False
+    first = load_cassette(path).interactions[0].request
+    return first.json() != orjson.loads(wanted_body) or first.uri != url
+
+
+def record_scenario(
+    scenario: Scenario,
+    profile: ProviderProfile,
+    *,
+    canonical: ProviderProfile,
+    root: Path,
+    key: str | None,
+    mode: RecordMode,
+    transport: httpx.BaseTransport | None,
+    today: date,
+    report: RecordReport,
+) -> None:
+    from conformance.harness.checks import conversation_for
+
+    path = scenario.cassette_path(profile.name, root)
+    conv = parse_conversation(conversation_for(scenario, profile.name), where=f"{scenario.path}: input")
+    wire = ReferenceRuntime().wire_request(conv, profile)
+    body = orjson.dumps(wire.body)
+    recorded_url = scrub_url(wire.url(canonical))  # the provider's own URL, wherever it was recorded
+    if not _should_record(mode, path, body, recorded_url):
+        report.kept.append(scenario.id)
+        return
+    url, headers = apply_auth(wire, profile, key)
+    with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0)) as client:
+        response = client.request(wire.method, url, content=body, headers=headers)
+        data = response.read()
+    secrets = (key,) if key else ()
+    response_headers: dict[str, list[str]] = {}
+    for name, value in response.headers.multi_items():
+        response_headers.setdefault(name, []).append(value)
+    model = orjson.loads(body).get("model") or conv.model or profile.default_model
+    new = Cassette(
+        path=path,
+        meta={
+            "provider": profile.name,
+            "scenario": scenario.id,
+            "model": str(model),
+            "endpoint": wire.path,
+            "source": "recorded",
+            "recorded": today.isoformat(),
+            "harness_version": __version__,
+        },
+        interactions=[
+            Interaction(
+                RecordedRequest(
+                    wire.method,
+                    recorded_url,
+                    body,
+                    scrub_headers({k: [v] for k, v in wire.headers.items()}, request=True),
+                ),
+                RecordedResponse(
+                    response.status_code,
+                    scrub_text(data.decode("utf-8", errors="replace"), secrets).encode(),
+                    scrub_headers(response_headers, request=False),
+                    response.reason_phrase,
+                ),
+            )
+        ],
+    )
+    if path.is_file():
+        before, after = _outcome(profile.name, load_cassette(path)), _outcome(profile.name, new)
+        changes = diff(before, after)
+        if changes:
+            report.drift[scenario.id] = render_diff(changes)
+    save_cassette(new)
+    report.recorded.append(scenario.id)
+
+
+def record(
+    root: Path,
+    provider: str,
+    *,
+    mode: RecordMode = "once",
+    scenario_ids: list[str] | None = None,
+    base_url: str | None = None,
+    env: Mapping[str, str] | None = None,
+    transport: httpx.BaseTransport | None = None,
+    only_failing: bool = False,
+    today: date | None = None,
+) -> RecordReport:
+    if mode not in RECORD_MODES:
+        raise InputError(f"record mode must be one of {', '.join(RECORD_MODES)}", where="--record-mode")
+    if mode == "none":
+        raise InputError("record mode `none` replays only; choose once, new_episodes or all", where="--record-mode")
+    canonical = get_profile(provider)
+    profile = canonical.with_base_url(base_url) if base_url else canonical
+    report = RecordReport()
+    try:
+        key = resolve_key(profile, os.environ if env is None else env)
+    except MissingKeyError as exc:
+        report.skipped.append(str(exc))
+        return report
+    scenarios = [s for s in load_scenarios(root / "scenarios", only=scenario_ids) if s.check in RECORDED_CHECKS]
+    if only_failing:
+        from conformance.harness import HarnessContext, run_check
+
+        ctx = HarnessContext(root=root, runtime=ReferenceRuntime())
+        scenarios = [s for s in scenarios if run_check(s, provider, ctx).verdict in ("fail", "error")]
+        mode = "all"
+    for scenario in scenarios:
+        entry = scenario.entry(provider)
+        if entry is not None and entry.unsupported:
+            continue
+        record_scenario(
+            scenario,
+            profile,
+            canonical=canonical,
+            root=root,
+            key=key,
+            mode=mode,
+            transport=transport,
+            today=today or date.today(),
+            report=report,
+        )
+    return report

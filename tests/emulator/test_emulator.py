@@ -1,0 +1,157 @@
+"""The emulator over real loopback HTTP: recording every provider through it with canary keys,
+fault injection, and the reference runtime's retry trace against it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import shutil
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conformance import capabilities
+from conformance.capabilities import get_profile, matrix_providers
+from conformance.emulator import Fault, Settings, base_urls, serve, start_in_thread
+from conformance.harness import HarnessContext, build_matrix, run_all
+from conformance.model import Conversation
+from conformance.replay.record import record
+from conformance.runtime.clock import FakeClock
+from conformance.runtime.reference import ReferenceRuntime
+from conformance.runtime.turn import run_turn
+from conformance.scenarios import load_scenarios
+
+ROOT = Path(__file__).resolve().parents[2]
+CANARY = "sk-canary-7f3a9c2e1b8d4f60a5e7c9b1d3f5a7c9"
+
+
+@pytest.fixture
+def emulator() -> Iterator[tuple[str, int]]:
+    server = serve(ROOT / "cassettes", settings=Settings(chunk_size=17))
+    start_in_thread(server)
+    try:
+        yield "127.0.0.1", server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def decode_verdicts(root: Path, providers: list[str]) -> dict[tuple[str, str], str]:
+    scenarios = [s for s in load_scenarios(root / "scenarios") if s.check == "decode"]
+    ctx = HarnessContext(root=root, runtime=ReferenceRuntime())
+    return {(r.scenario, r.provider): r.verdict for r in run_all(scenarios, providers, ctx)}
+
+
+def test_record_every_provider_through_the_emulator_without_leaking_keys(
+    emulator: tuple[str, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    # gemini's key goes in the query string here, so every auth style is exercised
+    gemini = capabilities._PROFILES["gemini"]
+    monkeypatch.setitem(capabilities._PROFILES, "gemini", gemini.model_copy(update={"auth_style": "query-key"}))
+    host, port = emulator
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    providers = [p for p in matrix_providers() if (ROOT / "cassettes" / p).is_dir()]
+    urls = base_urls(host, port, providers)
+    styles = set()
+    scenarios = [s for s in load_scenarios(ROOT / "scenarios") if s.check == "decode"]
+    for provider in providers:
+        profile = get_profile(provider)
+        styles.add(profile.auth_style)
+        env = {name: CANARY for name in profile.key_env}
+        bundled = [s.id for s in scenarios if s.cassette_path(provider, ROOT).is_file()]
+        report = record(
+            tmp_path,
+            provider,
+            mode="all",
+            scenario_ids=bundled,
+            base_url=urls[provider],
+            env=env,
+            today=date(2026, 11, 22),
+        )
+        assert not report.skipped
+        assert len(report.recorded) == len(bundled)
+    assert {"bearer", "x-api-key", "query-key", "none"} <= styles
+    # no canary byte anywhere: cassettes, a report, logs, output
+    matrix = build_matrix(
+        [], providers, HarnessContext(root=tmp_path, runtime=ReferenceRuntime()), scenario_dir=tmp_path / "scenarios"
+    )
+    matrix.save(tmp_path / "reports" / "matrix.json")
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert CANARY.encode() not in path.read_bytes(), path
+    assert CANARY not in caplog.text
+    assert CANARY not in capsys.readouterr().out
+    # the fresh cassettes replay to the same verdicts as the bundled ones
+    assert decode_verdicts(tmp_path, providers) == decode_verdicts(ROOT, providers)
+
+
+def test_missing_key_skips_the_provider_with_the_variable_named(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    report = record(tmp_path, "anthropic", mode="all", env={})
+    assert report.skipped == ["anthropic: no API key; set ANTHROPIC_API_KEY in the environment"]
+    assert not (tmp_path / "cassettes").exists()
+
+
+def test_once_mode_never_overwrites(emulator: tuple[str, int], tmp_path: Path) -> None:
+    host, port = emulator
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    target = tmp_path / "cassettes/openai/text_basic.yaml"
+    target.parent.mkdir(parents=True)
+    target.write_text("hand-written, keep me\n")
+    url = base_urls(host, port, ["openai"])["openai"]
+    report = record(
+        tmp_path,
+        "openai",
+        mode="once",
+        scenario_ids=["text_basic", "tool_call_single"],
+        base_url=url,
+        env={"OPENAI_API_KEY": CANARY},
+    )
+    assert target.read_text() == "hand-written, keep me\n"
+    assert report.recorded == ["tool_call_single"] and report.kept == ["text_basic"]
+
+
+def test_faults_and_the_retry_trace_against_the_emulator(tmp_path: Path) -> None:
+    settings = Settings(faults=[Fault.parse("429;retry-after=7;times=1")])
+    server = serve(ROOT / "cassettes", settings=settings)
+    start_in_thread(server)
+    try:
+        url = base_urls("127.0.0.1", server.server_address[1], ["openai"])["openai"]
+        profile = get_profile("openai").with_base_url(url)
+        (scenario,) = load_scenarios(ROOT / "scenarios", only=["text_basic"])
+        conv = Conversation.model_validate(scenario.spec.input)
+        clock = FakeClock()
+        result = asyncio.run(
+            run_turn(conv, profile, transport=httpx.AsyncHTTPTransport(), clock=clock, rng=random.Random(0))
+        )
+        assert [s.action for s in result.trace] == ["send", "wait", "send", "done"]
+        assert result.trace[1].seconds == 7.0 and clock.now() == 7.0
+        assert result.message is not None and result.message.stop_reason == "stop"
+        # a stream cut mid-way: the runtime sees a typed interruption with the partial kept
+        stream_url = url + "/chat/completions"
+        (stream_scenario,) = load_scenarios(ROOT / "scenarios", only=["usage_stream"])
+        body = (
+            ReferenceRuntime()
+            .wire_request(Conversation.model_validate(stream_scenario.spec.input), get_profile("openai"))
+            .body
+        )
+        response = httpx.post(stream_url, json=body, headers={"x-conformance-fault": "cut=300"})
+        outcome = ReferenceRuntime().decode(
+            "openai", response.status_code, dict(response.headers), [response.content], True
+        )
+        assert outcome["error"]["kind"] == "stream_interrupted"
+        assert response.status_code == 200 and len(response.content) == 300
+        unknown = httpx.post(stream_url, json={"model": "nope"})
+        assert unknown.status_code == 404 and "no recorded openai request" in unknown.json()["error"]
+    finally:
+        server.shutdown()
+        server.server_close()
