@@ -66,7 +66,7 @@ def test_record_every_provider_through_the_emulator_without_leaking_keys(
     for provider in providers:
         profile = get_profile(provider)
         styles.add(profile.auth_style)
-        env = {name: CANARY for name in profile.key_env}
+        env = dict.fromkeys(profile.key_env, CANARY)
         bundled = [s.id for s in scenarios if s.cassette_path(provider, ROOT).is_file()]
         report = record(
             tmp_path,
