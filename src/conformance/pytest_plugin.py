@@ -36,6 +36,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MODULE:FACTORY",
         help="runtime under test (default: reference)",
     )
+    group.addoption(
+        "--record-mode",
+        dest="conformance_record_mode",
+        default="none",
+        choices=["none", "once", "new_episodes", "all"],
+        help="record cassettes from the live providers first (as pytest-recording; default none: replay only)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -105,6 +112,9 @@ class ScenarioItem(pytest.Item):
     def runtest(self) -> None:
         from conformance.harness import run_check
 
+        mode = self.config.getoption("conformance_record_mode")
+        if mode != "none" and self.scenario.check == "decode":
+            self._record(mode)
         res = run_check(self.scenario, self.provider, _context(self.config))
         self.config.stash[_RESULTS].append(res)
         self.user_properties.append(("verdict", res.verdict))
@@ -112,6 +122,39 @@ class ScenarioItem(pytest.Item):
             pytest.skip(f"{res.verdict}: {res.reason}")
         if res.verdict in ("fail", "error"):
             raise ScenarioFailed(res)
+
+    def _record(self, mode: str) -> None:
+        import os
+
+        from conformance.capabilities import get_profile
+        from conformance.exceptions import MissingKeyError
+        from conformance.replay.record import RecordReport, record_scenario
+        from conformance.runtime.auth import resolve_key
+
+        entry = self.scenario.entry(self.provider)
+        if entry is not None and entry.unsupported:
+            return
+        profile = get_profile(self.provider)
+        try:
+            key = resolve_key(profile, os.environ)
+        except MissingKeyError as exc:
+            pytest.skip(f"skipped: {exc}")
+        from datetime import date
+
+        report = RecordReport()
+        record_scenario(
+            self.scenario,
+            profile,
+            canonical=profile,
+            root=_context(self.config).root,
+            key=key,
+            mode=mode,  # type: ignore[arg-type]
+            transport=None,
+            today=date.today(),
+            report=report,
+        )
+        for sid, change in report.drift.items():
+            self.user_properties.append(("drift", f"{sid}: {change}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):

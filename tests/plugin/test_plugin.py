@@ -102,3 +102,18 @@ def test_project_root_option(pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = make_project(tmp_path / "proj")
     result = pytester.runpytest(str(root / "scenarios"), "--conformance-root", str(root), "-c", str(ini(pytester)))
     result.assert_outcomes(passed=1, skipped=9)
+
+
+def test_record_mode_without_a_key_skips_naming_the_variable(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--record-mode", "once", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*skipped: anthropic: no API key; set ANTHROPIC_API_KEY in the environment*"])
+
+
+def test_record_mode_choices(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--record-mode", "sometimes")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*invalid choice: 'sometimes'*"])
