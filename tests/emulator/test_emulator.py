@@ -155,3 +155,28 @@ def test_faults_and_the_retry_trace_against_the_emulator(tmp_path: Path) -> None
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_drift_is_reported_and_accept_is_explicit(emulator: tuple[str, int], tmp_path: Path) -> None:
+    import yaml
+
+    host, port = emulator
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    target = tmp_path / "cassettes/openai/text_basic.yaml"
+    target.parent.mkdir(parents=True)
+    bundled = (ROOT / "cassettes/openai/text_basic.yaml").read_text()
+    target.write_text(bundled.replace("Nice to meet you.", "Good to see you."))
+    url = base_urls(host, port, ["openai"])["openai"]
+    env = {"OPENAI_API_KEY": CANARY}
+    scenario_file = tmp_path / "scenarios/responses/text_basic.yaml"
+    before = scenario_file.read_text()
+    report = record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=url, env=env)
+    assert (
+        'expected "Hello, conformance suite! Good to see you.", got "Hello, conformance suite! Nice to meet you."'
+        in report.drift["text_basic"]
+    )
+    assert scenario_file.read_text() == before  # nothing accepted without asking
+    target.write_text(bundled.replace("Nice to meet you.", "Good to see you."))
+    record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=url, env=env, accept_outcomes=True)
+    override = yaml.safe_load(scenario_file.read_text())["overrides"]["openai"]
+    assert override["message"]["content"] == [{"type": "text", "text": "Hello, conformance suite! Nice to meet you."}]

@@ -16,6 +16,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--record-mode", default="once", choices=[m for m in RECORD_MODES if m != "none"])
     p.add_argument("--base-url", help="send the requests here instead of the provider (e.g. the emulator)")
     p.add_argument("--record-failing", action="store_true", help="re-record only the cassettes of failing cells")
+    p.add_argument(
+        "--accept", action="store_true", help="make the recorded outcomes the expected forms (per-provider overrides)"
+    )
     p.add_argument("--root", default=".", help="project root (default: .)")
     p.set_defaults(func=run)
 
@@ -30,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
         scenario_ids=args.scenario,
         base_url=args.base_url,
         only_failing=args.record_failing,
+        accept_outcomes=args.accept,
     )
     for message in report.skipped:
         print(f"skipped: {message}")
@@ -38,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(report.recorded)} recorded, {len(report.kept)} kept as they were")
     for sid, change in report.drift.items():
         print(f"\n{sid}: the normalized outcome changed:\n{change}")
-    if report.drift:
-        print("\nReview the drift; expected forms are never updated automatically.")
+    if report.drift and not args.accept:
+        print("\nReview the drift; expected forms change only with --accept.")
     return 0

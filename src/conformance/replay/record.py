@@ -148,6 +148,28 @@ def record_scenario(
     report.recorded.append(scenario.id)
 
 
+def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
+    """Make the freshly recorded outcome the provider's expected form (an explicit `--accept`).
+
+    The outcome goes into `overrides.<provider>` in full, so the shared expected form and the other
+    providers stay as they were; the file is rewritten through YAML (comments are not kept).
+    """
+    import yaml
+
+    (outcome,) = _outcome(provider, load_cassette(cassette))[:1]
+    data = yaml.safe_load(scenario.path.read_text(encoding="utf-8"))
+    overrides = data.setdefault("overrides", {}) or {}
+    data["overrides"] = overrides
+    message = outcome.get("message") or outcome.get("partial")
+    if isinstance(message, dict):
+        message.pop("provider", None)
+        message.pop("model", None)
+    overrides[provider] = outcome
+    tmp = scenario.path.with_suffix(".yaml.tmp")
+    tmp.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8")
+    tmp.replace(scenario.path)
+
+
 def record(
     root: Path,
     provider: str,
@@ -159,6 +181,7 @@ def record(
     transport: httpx.BaseTransport | None = None,
     only_failing: bool = False,
     today: date | None = None,
+    accept_outcomes: bool = False,
 ) -> RecordReport:
     if mode not in RECORD_MODES:
         raise InputError(f"record mode must be one of {', '.join(RECORD_MODES)}", where="--record-mode")
@@ -194,4 +217,6 @@ def record(
             today=today or date.today(),
             report=report,
         )
+        if accept_outcomes and scenario.id in report.recorded:
+            accept(scenario, provider, scenario.cassette_path(provider, root))
     return report
