@@ -145,3 +145,83 @@ async def test_keys_never_reach_trace_errors_or_logs(caplog: pytest.LogCaptureFi
     dumped = json.dumps(out.to_json())
     assert secret not in dumped and "CANARY" not in dumped
     assert secret not in caplog.text
+
+
+TOOLS_CONV = Conversation.model_validate(
+    {
+        "messages": [{"role": "user", "content": "Weather in Rome?"}],
+        "tools": [
+            {
+                "name": "get_weather",
+                "description": "Weather.",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            }
+        ],
+    }
+)
+
+
+def proxy_error(message: str) -> httpx.Response:
+    return httpx.Response(400, json={"error": {"message": message, "type": "invalid_request_error", "code": None}})
+
+
+async def test_gemini_proxy_tool_declarations_are_retried_in_native_shapes() -> None:
+    script = Script(
+        proxy_error("Invalid JSON payload received. Unknown name \"tool_type\" at 'tools[0]': Cannot find field."),
+        proxy_error("Invalid value at 'tools[0]' (oneof), one_of field is not set"),
+        httpx.Response(200, json=OK_JSON),
+    )
+    profile = get_profile("openai-compatible")
+    out = await run_turn(
+        TOOLS_CONV, profile, transport=httpx.MockTransport(script), clock=FakeClock(), rng=random.Random(1)
+    )
+    assert out.message is not None
+    assert actions(out.trace) == ["send", "reshape_tools", "send", "reshape_tools", "send", "done"]
+    shapes = [json.loads(r.content)["tools"] for r in script.requests]
+    assert shapes[0][0]["type"] == "function"
+    declaration = {
+        "name": "get_weather",
+        "description": "Weather.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    assert shapes[1] == [{"function_declarations": [declaration]}]
+    assert shapes[2] == [{"functionDeclarations": [declaration]}]
+
+
+async def test_continuation_without_tools_option() -> None:
+    conv = TOOLS_CONV.model_copy(
+        update={
+            "messages": [
+                *TOOLS_CONV.messages,
+                *Conversation.model_validate(
+                    {
+                        "messages": [
+                            {
+                                "role": "assistant",
+                                "content": [
+                                    {
+                                        "type": "tool_call",
+                                        "id": "c1",
+                                        "name": "get_weather",
+                                        "arguments": {"city": "Rome"},
+                                    }
+                                ],
+                            },
+                            {"role": "tool_result", "tool_call_id": "c1", "content": "21C"},
+                        ]
+                    }
+                ).messages,
+            ]
+        }
+    )
+    script = Script(httpx.Response(200, json=OK_JSON))
+    await run_turn(
+        conv,
+        get_profile("openai-compatible"),
+        transport=httpx.MockTransport(script),
+        clock=FakeClock(),
+        rng=random.Random(1),
+        continuation_without_tools=True,
+    )
+    body = json.loads(script.requests[0].content)
+    assert "tools" not in body and body["tool_choice"] == "none"

@@ -10,7 +10,9 @@ Every runtime action lands in the turn's trace as plain data — `send`, `wait`,
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,7 +30,33 @@ from conformance.runtime.entry import validate_conversation
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
 
-Action = Literal["send", "wait", "compress", "rotate", "refresh", "give_up", "done"]
+Action = Literal["send", "wait", "compress", "rotate", "refresh", "reshape_tools", "give_up", "done"]
+
+TOOL_SHAPES: tuple[str, ...] = ("openai", "function_declarations", "functionDeclarations")
+"""How tools are declared to a Gemini-compatible proxy, tried in order when it rejects the previous
+shape: the dialect's own, then Gemini's native `function_declarations`, then `functionDeclarations`."""
+TOOL_SHAPE_ERRORS = re.compile(r"tool_type|one_of|oneof", re.IGNORECASE)
+"""Error messages of proxies that reject OpenAI-style tool declarations."""
+
+
+def reshape_tools(body: dict[str, Any], shape: str) -> dict[str, Any]:
+    """`tools` of an OpenAI-style body re-declared in a Gemini shape (a new body)."""
+    tools = body.get("tools")
+    if shape == "openai" or not isinstance(tools, list):
+        return body
+    declarations = [
+        {k: v for k, v in t["function"].items() if k in ("name", "description", "parameters")}
+        for t in tools
+        if isinstance(t, dict) and isinstance(t.get("function"), dict)
+    ]
+    return {**body, "tools": [{shape: declarations}]}
+
+
+def without_tools(body: dict[str, Any]) -> dict[str, Any]:
+    """A tool-result continuation for proxies that reject tools there: no tools, `tool_choice: none`."""
+    out = {k: v for k, v in body.items() if k != "tools"}
+    out["tool_choice"] = "none"
+    return out
 
 
 class TraceStep(BaseModel):
@@ -61,17 +89,27 @@ class TurnResult:
 
 
 async def _send(
-    client: httpx.AsyncClient, conv: Conversation, profile: ProviderProfile, key: str | None
+    client: httpx.AsyncClient,
+    conv: Conversation,
+    profile: ProviderProfile,
+    key: str | None,
+    *,
+    tool_shape: str = "openai",
+    continuation_without_tools: bool = False,
 ) -> tuple[int, Outcome]:
     wire = ReferenceRuntime().wire_request(conv, profile)
+    body = reshape_tools(wire.body, tool_shape)
+    if continuation_without_tools and conv.messages and conv.messages[-1].role == "tool_result":
+        body = without_tools(body)
+    wire = dataclasses.replace(wire, body=body)
     url, headers = apply_auth(wire, profile, key)
     codec = codec_for(profile)
     if wire.stream:
         async with client.stream(wire.method, url, json=wire.body, headers=headers) as response:
             if response.status_code >= 400:
-                body = await response.aread()
+                error_body = await response.aread()
                 return response.status_code, Outcome(
-                    error=codec.classify(response.status_code, dict(response.headers), body, profile)
+                    error=codec.classify(response.status_code, dict(response.headers), error_body, profile)
                 )
             accumulator = codec.stream(profile)  # fresh for every response
             async for chunk in response.aiter_bytes():
@@ -92,12 +130,17 @@ async def run_turn(
     keys: AuthPool | None = None,
     policy: RetryPolicy | None = None,
     compress_threshold: int = DEFAULT_THRESHOLD,
+    continuation_without_tools: bool = False,
 ) -> TurnResult:
-    """Send one conversation turn until it succeeds or the policy gives up."""
+    """Send one conversation turn until it succeeds or the policy gives up.
+
+    `continuation_without_tools`: on a turn that continues after tool results, send no tools and
+    `tool_choice: none` (for Gemini-compatible proxies that reject tools there)."""
     conv = validate_conversation(conv, profile)
     policy = policy or RetryPolicy()
     trace: list[TraceStep] = []
     compressed = False
+    shapes = list(TOOL_SHAPES)
     attempt = 0
     async with httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(600.0)) as client:
         while True:
@@ -116,7 +159,9 @@ async def run_turn(
             attempt += 1
             trace.append(TraceStep(action="send", attempt=attempt, profile=index))
             key = None if keys is None or index is None else keys.key(index)
-            status, outcome = await _send(client, conv, profile, key)
+            status, outcome = await _send(
+                client, conv, profile, key, tool_shape=shapes[0], continuation_without_tools=continuation_without_tools
+            )
             if outcome.message is not None:
                 trace.append(TraceStep(action="done", attempt=attempt, status=status))
                 return TurnResult(outcome.message, None, trace)
@@ -127,6 +172,17 @@ async def run_turn(
                 keys.mark_refresh(index)
                 trace.append(TraceStep(action="refresh", profile=index, kind=error.kind, reason="401 mid-stream"))
                 return TurnResult(outcome.partial, error, trace)
+            if (
+                error.kind == "invalid_request"
+                and conv.tools
+                and len(shapes) > 1
+                and TOOL_SHAPE_ERRORS.search(error.message)
+            ):
+                shapes.pop(0)
+                trace.append(
+                    TraceStep(action="reshape_tools", kind=error.kind, reason=f"tools declared as {shapes[0]}")
+                )
+                continue
             decision = decide(
                 error,
                 attempt,
