@@ -101,6 +101,25 @@ class ChoiceState:
 
     # tool calls ------------------------------------------------------------------------------
 
+    def argument_fragment(self, calls: Any) -> bool:
+        """The common streamed delta — one argument fragment for a call already seen on its
+        index — applied directly; False when `calls` is anything else."""
+        if calls.__class__ is not list or len(calls) != 1:
+            return False
+        call = calls[0]
+        if call.__class__ is not dict or len(call) != 2:
+            return False
+        fn = call.get("function")
+        key = self._index_ids.get(call.get("index"))  # type: ignore[arg-type]
+        if key is None or fn.__class__ is not dict or len(fn) != 1:
+            return False
+        fragment = fn.get("arguments")
+        if fragment.__class__ is not str:
+            return False
+        self._last_tool = key
+        self.builder.tool_call(key, arguments_delta=fragment)
+        return True
+
     def tool_calls(self, calls: list[Any]) -> None:
         for call in calls:
             if not isinstance(call, dict):

@@ -98,7 +98,7 @@ class OpenAIChatStream:
                 content = delta.get("content")
                 if len(delta) == 1 and content.__class__ is str and self._state.tags is None:
                     self._state.add("text", content)  # the common delta: text only
-                else:
+                elif len(delta) != 1 or not self._state.argument_fragment(delta.get("tool_calls")):
                     self._state.apply(delta)
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
