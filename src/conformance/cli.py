@@ -140,8 +140,16 @@ def cmd_encode(args: argparse.Namespace) -> int:
     runtime, _ = load_runtime(args.runtime)
     get_profile(args.provider)
     conversation = _read_json(Path(args.conversation))
-    _print_json(runtime.encode(conversation, args.provider))
-    return 0
+    body = runtime.encode(conversation, args.provider)
+    _print_json(body)
+    from conformance.runtime.validate import validate
+
+    problems = validate(body, get_profile(args.provider))
+    for v in problems:
+        Console(stderr=True).print(
+            Text(f"{args.provider} would reject {v.path}: {v.message} ({v.rule})"), highlight=False
+        )
+    return 1 if problems else 0
 
 
 # sync-requests -------------------------------------------------------------------------------------
@@ -182,7 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runtime", help="runtime as package.module:factory (default: the reference runtime)")
     p.add_argument("cassette", metavar="CASSETTE.yaml")
 
-    p = sub.add_parser("encode", help="print the wire request body the runtime would send")
+    p = sub.add_parser(
+        "encode", help="print the wire request body the runtime would send (exit 1 if it breaks the provider's rules)"
+    )
     p.add_argument("--provider", required=True, help=f"target provider ({known})")
     p.add_argument("--runtime", help="runtime as package.module:factory (default: the reference runtime)")
     p.add_argument("conversation", metavar="CONVERSATION.json")

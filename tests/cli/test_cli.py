@@ -80,3 +80,20 @@ def test_malformed_conversation_names_the_field(tmp_path: Path, capsys: pytest.C
     conv.write_text(json.dumps({"messages": [{"role": "user", "content": [{"type": "text"}]}]}))
     assert main(["encode", "--provider", "anthropic", str(conv)]) == 2
     assert "messages[0].content[0].text" in capsys.readouterr().err
+
+
+def test_encode_reports_what_the_provider_would_reject(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.runtime import reference
+
+    conv = tmp_path / "c.json"
+    conv.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}], "options": {"max_tokens": 10}}))
+
+    def broken(self: object, conversation: dict[str, object], provider: str) -> dict[str, object]:
+        return {"model": "m", "messages": [{"role": "assistant", "content": "first"}]}
+
+    monkeypatch.setattr(reference.ReferenceRuntime, "encode", broken)
+    assert main(["encode", "--provider", "anthropic", str(conv)]) == 1
+    err = capsys.readouterr().err
+    assert "anthropic would reject" in err

@@ -180,3 +180,28 @@ def test_drift_is_reported_and_accept_is_explicit(emulator: tuple[str, int], tmp
     record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=url, env=env, accept_outcomes=True)
     override = yaml.safe_load(scenario_file.read_text())["overrides"]["openai"]
     assert override["message"]["content"] == [{"type": "text", "text": "Hello, conformance suite! Nice to meet you."}]
+
+
+def test_a_stream_cut_mid_way_is_retried_by_the_runtime() -> None:
+    server = serve(ROOT / "cassettes", settings=Settings(faults=[Fault.parse("cut=300;times=1")]))
+    start_in_thread(server)
+    try:
+        url = base_urls("127.0.0.1", server.server_address[1], ["openai"])["openai"]
+        (scenario,) = load_scenarios(ROOT / "scenarios", only=["usage_stream"])
+        conv = Conversation.model_validate(scenario.spec.input)
+        clock = FakeClock()
+        result = asyncio.run(
+            run_turn(
+                conv,
+                get_profile("openai").with_base_url(url),
+                transport=httpx.AsyncHTTPTransport(),
+                clock=clock,
+                rng=random.Random(0),
+            )
+        )
+        assert [s.action for s in result.trace] == ["send", "wait", "send", "done"]
+        assert result.trace[1].kind == "stream_interrupted"
+        assert result.message is not None and result.message.usage is not None
+    finally:
+        server.shutdown()
+        server.server_close()
