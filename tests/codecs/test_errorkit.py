@@ -82,3 +82,8 @@ def test_redaction() -> None:
     out = redact(text)
     assert "sk-proj-abcdefgh" not in out and "AIza" not in out and "abc.def.ghi" not in out
     assert out.count("<redacted>") == 3
+
+
+def test_a_413_is_the_size_limit_whatever_the_type_says() -> None:
+    assert make_error("invalid_request", status=413, message="Request too large").kind == "payload_too_large"
+    assert make_error("invalid_request", status=400, message="Request too large").kind == "invalid_request"

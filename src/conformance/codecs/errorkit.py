@@ -148,9 +148,11 @@ def make_error(
     retry_after_s: float | None = None,
 ) -> ProviderError:
     """A `ProviderError` with the key-shaped parts of the message redacted; a message that speaks
-    of a context-window overflow makes the kind `context_overflow`."""
+    of a context-window overflow makes the kind `context_overflow`, and a 413 `payload_too_large`."""
     if kind == "invalid_request" and is_context_overflow(message):
         kind = "context_overflow"
+    elif kind == "invalid_request" and status == 413:
+        kind = "payload_too_large"  # a generic "invalid request" type on a 413 is the size limit
     return ProviderError(
         kind=kind,
         status=status,

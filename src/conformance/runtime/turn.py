@@ -183,6 +183,8 @@ async def run_turn(
                     TraceStep(action="reshape_tools", kind=error.kind, reason=f"tools declared as {shapes[0]}")
                 )
                 continue
+            if error.status in profile.payload_too_large_statuses and error.kind == "invalid_request":
+                error = error.model_copy(update={"kind": "payload_too_large"})  # the profile says so
             decision = decide(
                 error,
                 attempt,
