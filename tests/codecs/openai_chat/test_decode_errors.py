@@ -200,3 +200,11 @@ def test_body_that_is_not_json() -> None:
     error = classify(502, {"content-type": "text/html"}, b"<html>Bad gateway</html>", get_profile("openai"))
     assert (error.kind, error.status) == ("server", 502)
     assert "Bad gateway" in error.message
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"), [(401, "auth"), (404, "not_found"), (400, "invalid_request"), (422, "invalid_request")]
+)
+def test_the_status_wins_over_a_generic_invalid_request_code(status: int, kind: str) -> None:
+    body = {"error": {"message": "x", "type": "invalid_request_error", "code": "invalid_request_error"}}
+    assert classify_body(status, body, "deepseek").kind == kind

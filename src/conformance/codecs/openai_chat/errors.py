@@ -87,6 +87,8 @@ def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float
                 provider_code = "provider_rejected"
     if isinstance(code_value, int) and status is None:
         status = code_value  # OpenRouter puts the HTTP status in `code`
+    if kind in (None, "invalid_request") and status is not None and status != 400:
+        kind = kind_for_status(status)  # a generic "invalid request" type on a 401/404/429… says less than the status
     return make_error(
         kind or kind_for_status(status),
         status=status,
