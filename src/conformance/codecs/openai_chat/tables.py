@@ -31,6 +31,7 @@ ERROR_CODES: dict[str, ErrorKind] = {
     "tokens": "rate_limited",
     "requests": "rate_limited",
     "model_not_found": "not_found",
+    "invalid_model": "not_found",  # Mistral answers an unknown model with 400 invalid_model
     "permission_denied": "permission",
     "insufficient_permissions": "permission",
     "engine_overloaded": "overloaded",
