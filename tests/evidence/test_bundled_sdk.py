@@ -53,6 +53,8 @@ def _cases() -> list[Any]:
 def test_sdk_reads_the_same(scenario: Any, provider: str, path: Path) -> None:
     profile = get_profile(provider)
     sdk = _adapter(profile.dialect)
+    if scenario.spec.sdk.get(provider):
+        return  # documented SDK difference: the scenario's expected form asserts our reading
     for it in load_cassette(path).interactions:
         headers, body, stream = it.response.flat_headers(), it.response.body, it.request.stream_requested()
         outcome = Outcome.model_validate(
@@ -64,8 +66,6 @@ def test_sdk_reads_the_same(scenario: Any, provider: str, path: Path) -> None:
             theirs = dataclasses.replace(theirs, text=_THINK.sub("", theirs.text))
         if outcome.error is not None and theirs is None:
             continue  # both report a failure
-        if scenario.spec.sdk.get(provider):
-            continue  # documented SDK difference: the scenario's expected form asserts ours
         if outcome.error is not None and outcome.error.kind == "stream_interrupted" and theirs is not None:
             # SDKs accept a cut stream as it stands; what arrived must still agree.
             assert outcome.partial is not None
