@@ -208,3 +208,12 @@ def test_body_that_is_not_json() -> None:
 def test_the_status_wins_over_a_generic_invalid_request_code(status: int, kind: str) -> None:
     body = {"error": {"message": "x", "type": "invalid_request_error", "code": "invalid_request_error"}}
     assert classify_body(status, body, "deepseek").kind == kind
+
+
+def test_xai_reports_a_bad_key_as_400() -> None:
+    body = {
+        "code": "Client specified an invalid argument",
+        "error": "Incorrect API key provided: xa***bc. You can obtain an API key from https://console.x.ai.",
+    }
+    error = classify_body(400, body, "xai")
+    assert (error.kind, error.status) == ("auth", 400)

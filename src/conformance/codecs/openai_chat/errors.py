@@ -20,7 +20,7 @@ import orjson
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
-from conformance.codecs.openai_chat.tables import ERROR_CODES, OPENROUTER_ERROR_TYPES, UPSTREAM_TYPES
+from conformance.codecs.openai_chat.tables import AUTH_MESSAGES, ERROR_CODES, OPENROUTER_ERROR_TYPES, UPSTREAM_TYPES
 from conformance.model import ErrorKind, ProviderError
 
 _MESSAGE_LIMIT = 2000
@@ -55,8 +55,9 @@ def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float
     error = payload.get("error")
     if isinstance(error, str):  # Fireworks / xAI
         flat_code = _str(payload.get("code"))
+        flat_kind = "auth" if AUTH_MESSAGES.search(error) else ERROR_CODES.get(flat_code or "")
         return make_error(
-            ERROR_CODES.get(flat_code or "") or kind_for_status(status),
+            flat_kind or kind_for_status(status),
             status=status,
             message=error,
             provider_code=flat_code,
@@ -87,6 +88,8 @@ def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float
                 provider_code = "provider_rejected"
     if isinstance(code_value, int) and status is None:
         status = code_value  # OpenRouter puts the HTTP status in `code`
+    if kind in (None, "invalid_request") and AUTH_MESSAGES.search(message):
+        kind = "auth"
     if kind in (None, "invalid_request") and status is not None and status != 400:
         kind = kind_for_status(status)  # a generic "invalid request" type on a 401/404/429… says less than the status
     return make_error(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conformance.model import ErrorKind, StopReason
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -67,6 +69,9 @@ UPSTREAM_TYPES: dict[str, ErrorKind] = {
     "INTERNAL": "server",
     "INVALID_ARGUMENT": "invalid_request",
 }
+
+AUTH_MESSAGES = re.compile(r"incorrect api key provided|invalid api key|api key not valid", re.IGNORECASE)
+"""Auth failures some gateways send as a 400 with a generic code (xAI: "Incorrect API key provided: …")."""
 
 NON_RETRYABLE_CODES: frozenset[str] = frozenset({"insufficient_quota"})
 """429s that no wait will fix (billing): `provider_code` keeps the code so a retry policy sees it."""
