@@ -163,6 +163,10 @@ _STREAM_ERRORS: dict[str, bytes] = {
 }
 
 
+_RECORD_ENDS: dict[str, bytes] = {"ollama": b"\n"}
+"""What ends one streamed record: a blank line for SSE, a newline for NDJSON."""
+
+
 @dataclass
 class Fault:
     kind: str
@@ -202,7 +206,7 @@ class Fault:
         if self.kind == "cut":
             return body[: int(self.params["cut"])]
         if self.kind == "error-event":
-            sep = b"\n" if dialect == "ollama" else b"\n\n"
+            sep = _RECORD_ENDS.get(dialect, b"\n\n")
             first = body.find(sep)
             cut = len(body) if first < 0 else first + len(sep)
             return body[:cut] + _STREAM_ERRORS[dialect]
