@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from conformance.model import ProviderError
+from conformance.model import ERROR_KINDS, ProviderError
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.retry import (
     CompressAndRetry,
@@ -95,3 +95,75 @@ def test_same_seed_same_decisions() -> None:
     a = [backoff(n, policy, random.Random(3)) for n in range(1, 5)]
     b = [backoff(n, policy, random.Random(3)) for n in range(1, 5)]
     assert a == b
+
+
+EVERY_KIND: dict[str, type] = {
+    "invalid_request": GiveUp,
+    "context_overflow": CompressAndRetry,
+    "rate_limited": RetryAfter,
+    "auth": GiveUp,
+    "permission": GiveUp,
+    "not_found": GiveUp,
+    "overloaded": RetryAfter,
+    "server": RetryAfter,
+    "timeout": RetryAfter,
+    "payload_too_large": CompressAndRetry,
+    "stream_interrupted": RetryAfter,
+    "content_filter": GiveUp,
+}
+
+
+def test_the_table_covers_every_error_kind() -> None:
+    assert set(EVERY_KIND) == set(ERROR_KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(EVERY_KIND))
+@pytest.mark.parametrize("hint", [None, 5.0])
+def test_every_kind_with_and_without_a_hint(kind: str, hint: float | None) -> None:
+    decision = run(err(kind, retry_after_s=hint))
+    assert type(decision) is EVERY_KIND[kind]
+    if isinstance(decision, RetryAfter):
+        assert decision.seconds == (hint if hint is not None else 1.0)
+
+
+@pytest.mark.parametrize("kind", ["rate_limited", "overloaded", "server", "timeout", "stream_interrupted"])
+def test_hints_are_honoured_up_to_the_cap(kind: str) -> None:
+    assert run(err(kind, retry_after_s=120.0)) == RetryAfter(120.0, "provider's retry hint")
+    assert isinstance(run(err(kind, retry_after_s=120.5)), GiveUp)
+
+
+def test_billing_402_is_not_retried_even_as_a_rate_limit() -> None:
+    assert isinstance(run(err("rate_limited", status=402)), GiveUp)
+    assert isinstance(run(err("rate_limited", provider_code="billing_error", status=429)), GiveUp)
+
+
+def test_rotation_without_a_hint_cools_down_for_the_backoff() -> None:
+    assert run(err("rate_limited"), attempt=2, profiles_available=3) == RotateProfile(
+        2.0, 102.0, "rate limited: profile cools down, next auth profile"
+    )
+    assert run(err("auth"), profiles_available=2) == RotateProfile(
+        0.0, 100.0, "authentication failed: next auth profile"
+    )
+
+
+@pytest.mark.parametrize("kind", ["overloaded", "rate_limited", "server"])
+def test_jitter_stays_within_its_bounds_through_decide(kind: str) -> None:
+    policy = RetryPolicy(max_attempts=10, base_s=2.0, factor=3.0, max_backoff_s=30.0, jitter=0.2)
+    rng = random.Random(11)
+    clock = FakeClock(5.0)
+    seen: set[float] = set()
+    for attempt, nominal in [(1, 2.0), (2, 6.0), (3, 18.0), (4, 30.0), (9, 30.0)]:
+        for _ in range(40):
+            decision = decide(err(kind), attempt, policy, clock, rng)
+            assert isinstance(decision, RetryAfter) and decision.reason == "backoff"
+            assert nominal * 0.8 <= decision.seconds <= nominal * 1.2
+            seen.add(decision.seconds)
+    assert len(seen) > 100  # the jitter really varies
+    assert clock.now() == 5.0 and clock.sleeps == []  # deciding never waits
+
+
+def test_no_jitter_is_exact_and_leaves_the_rng_alone() -> None:
+    rng = random.Random(4)
+    state = rng.getstate()
+    assert backoff(3, POLICY, rng) == 4.0
+    assert rng.getstate() == state

@@ -58,7 +58,7 @@ def fingerprint(key: str) -> str:
 
 @dataclass
 class _Slot:
-    key: str
+    key: str = field(repr=False)
     cooling_until: float = 0.0
     needs_refresh: bool = False
 

@@ -2,8 +2,8 @@
 a random source (both passed in, never read inside).
 
 - rate_limited: rotate to another auth profile when there is one; else wait for the provider's
-  hint (give up when it is longer than `max_wait_s`) or back off; codes that no wait fixes
-  (`insufficient_quota`) give up;
+  hint (give up when it is longer than `max_wait_s`) or back off; codes and statuses that no wait
+  fixes (`insufficient_quota`, 402) give up;
 - overloaded, server, timeout, stream_interrupted: wait for the hint, or back off;
 - payload_too_large, context_overflow, and 400s a provider marks as a rejection of the payload
   (`provider_rejected`): compress the tool results and retry, once;
@@ -24,6 +24,8 @@ from conformance.model import ProviderError
 from conformance.runtime.clock import Clock
 
 NON_RETRYABLE_CODES: frozenset[str] = frozenset({"insufficient_quota", "billing_error", "payment_required"})
+NON_RETRYABLE_STATUSES: frozenset[int] = frozenset({402})
+"""Statuses no wait fixes even when classified as a rate limit (billing: OpenRouter, DeepSeek)."""
 COMPRESSIBLE_CODES: frozenset[str] = frozenset({"provider_rejected"})
 """`provider_code`s of 400s that reject the payload as a whole (OpenRouter's legacy `raw: "ERROR"`)."""
 
@@ -100,8 +102,8 @@ def decide(
             return RotateProfile(0.0, clock.now(), "authentication failed: next auth profile")
         return GiveUp("authentication failed")
     if kind == "rate_limited":
-        if code in NON_RETRYABLE_CODES:
-            return GiveUp(f"{code}: waiting will not help")
+        if code in NON_RETRYABLE_CODES or error.status in NON_RETRYABLE_STATUSES:
+            return GiveUp(f"{code or error.status}: waiting will not help")
         wait = error.retry_after_s if error.retry_after_s is not None else backoff(attempt, policy, rng)
         if profiles_available > 1:
             return RotateProfile(wait, clock.now() + wait, "rate limited: profile cools down, next auth profile")

@@ -100,13 +100,12 @@ async def _run_one(
     try:
         done, _ = await asyncio.wait({task, aborted}, timeout=tool.timeout_s, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        # On a timeout, an abort or the caller's own cancellation, the tool (a subprocess tool with
+        # its whole process group) is stopped and awaited before anything else happens.
         aborted.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await aborted
-    if task not in done:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await asyncio.wait({task, aborted})
+    if task not in done:
         why = "aborted" if ctx.abort.is_set() else f"timed out after {tool.timeout_s:g}s"
         return _result(call, f"{call.name} {why}", error=True)
     try:

@@ -22,11 +22,12 @@ from pydantic import BaseModel, ConfigDict
 from conformance.capabilities import ProviderProfile
 from conformance.codecs import codec_for, decode_response
 from conformance.codecs.errorkit import redact
-from conformance.model import AssistantMessage, Conversation, Outcome, ProviderError
+from conformance.model import AssistantMessage, Conversation, ErrorKind, Outcome, ProviderError
 from conformance.runtime.auth import AuthPool, apply_auth
 from conformance.runtime.clock import Clock
 from conformance.runtime.compress import DEFAULT_THRESHOLD, compress_tool_results
 from conformance.runtime.entry import validate_conversation
+from conformance.runtime.logsafe import redact_line
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
 
@@ -57,6 +58,22 @@ def without_tools(body: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in body.items() if k != "tools"}
     out["tool_choice"] = "none"
     return out
+
+
+TRANSPORT_KINDS: tuple[tuple[type[httpx.TransportError], ErrorKind, ErrorKind], ...] = (
+    (httpx.TimeoutException, "timeout", "timeout"),
+    (httpx.TransportError, "server", "stream_interrupted"),
+)
+"""httpx failures as provider errors: (exception, kind before the response, kind once it streams).
+A connection that fails or times out is data for the retry policy, like a 5xx, not an exception."""
+
+
+def transport_error(exc: httpx.TransportError, *, streaming: bool) -> ProviderError:
+    before, during = next((b, d) for cls, b, d in TRANSPORT_KINDS if isinstance(exc, cls))
+    detail = redact_line(str(exc)) or type(exc).__name__
+    return ProviderError(
+        kind=during if streaming else before, provider_code=type(exc).__name__, message=f"transport: {detail}"
+    )
 
 
 class TraceStep(BaseModel):
@@ -96,7 +113,7 @@ async def _send(
     *,
     tool_shape: str = "openai",
     continuation_without_tools: bool = False,
-) -> tuple[int, Outcome]:
+) -> tuple[int | None, Outcome]:
     wire = ReferenceRuntime().wire_request(conv, profile)
     body = reshape_tools(wire.body, tool_shape)
     if continuation_without_tools and conv.messages and conv.messages[-1].role == "tool_result":
@@ -104,7 +121,11 @@ async def _send(
     wire = dataclasses.replace(wire, body=body)
     url, headers = apply_auth(wire, profile, key)
     codec = codec_for(profile)
-    if wire.stream:
+    try:
+        if not wire.stream:
+            response = await client.request(wire.method, url, json=wire.body, headers=headers)
+            outcome = decode_response(codec, profile, response.status_code, dict(response.headers), response.content)
+            return response.status_code, outcome
         async with client.stream(wire.method, url, json=wire.body, headers=headers) as response:
             if response.status_code >= 400:
                 error_body = await response.aread()
@@ -112,12 +133,17 @@ async def _send(
                     error=codec.classify(response.status_code, dict(response.headers), error_body, profile)
                 )
             accumulator = codec.stream(profile)  # fresh for every response
-            async for chunk in response.aiter_bytes():
-                accumulator.feed(chunk)
+            try:
+                async for chunk in response.aiter_bytes():
+                    accumulator.feed(chunk)
+            except httpx.TransportError as exc:
+                # The connection broke mid-stream: what arrived is kept as the partial message.
+                error = transport_error(exc, streaming=True).model_copy(update={"status": response.status_code})
+                partial = accumulator.finish().model_copy(update={"error": error, "stop_reason": "error"})
+                return response.status_code, Outcome(error=error, partial=partial)
             return response.status_code, Outcome.of(accumulator.finish())
-    response = await client.request(wire.method, url, json=wire.body, headers=headers)
-    outcome = decode_response(codec, profile, response.status_code, dict(response.headers), response.content)
-    return response.status_code, outcome
+    except httpx.TransportError as exc:
+        return None, Outcome(error=transport_error(exc, streaming=False))
 
 
 async def run_turn(
@@ -127,16 +153,24 @@ async def run_turn(
     transport: httpx.AsyncBaseTransport,
     clock: Clock,
     rng: random.Random,
-    keys: AuthPool | None = None,
+    keys: AuthPool | str | None = None,
     policy: RetryPolicy | None = None,
     compress_threshold: int = DEFAULT_THRESHOLD,
     continuation_without_tools: bool = False,
+    stream: bool | None = None,
 ) -> TurnResult:
     """Send one conversation turn until it succeeds or the policy gives up.
 
+    `keys`: an `AuthPool` (several auth profiles, kept by the caller across turns), one key, or
+    None for a keyless provider (or a transport that adds credentials itself).
+    `stream`: overrides `conv.options.stream` when given.
     `continuation_without_tools`: on a turn that continues after tool results, send no tools and
     `tool_choice: none` (for Gemini-compatible proxies that reject tools there)."""
     conv = validate_conversation(conv, profile)
+    if stream is not None and stream != conv.options.stream:
+        conv = conv.model_copy(update={"options": conv.options.model_copy(update={"stream": stream})})
+    if isinstance(keys, str):
+        keys = AuthPool.of([keys])
     policy = policy or RetryPolicy()
     trace: list[TraceStep] = []
     compressed = False

@@ -1,3 +1,5 @@
+"""Tool execution: order, timeouts that kill subprocesses, abort, depth limit, errors as results."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,9 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.exceptions import InputError
 from conformance.model import Conversation, ToolCallBlock
-from conformance.runtime.entry import validate_entry
 from conformance.runtime.prepare import prepare
 from conformance.runtime.tools import ToolContext, ToolRegistry, run_tool_calls
 
@@ -114,24 +114,92 @@ async def test_schema_defaults_are_applied_before_the_tool_runs() -> None:
     assert seen == [{"size": 2, "seating": "indoor"}]
 
 
-@pytest.mark.parametrize(
-    ("conversation", "key", "message"),
-    [
-        ({"messages": [{"role": "user", "content": "hi"}]}, "", "anthropic needs an API key (ANTHROPIC_API_KEY)"),
-        ({"messages": []}, "k", "messages: at least one message is needed"),
-        ({"messages": [{"role": "user", "content": [{"type": "text"}]}]}, "k", "messages[0].content[0].text"),
-        (
-            {
-                "messages": [{"role": "user", "content": "hi"}],
-                "tools": [{"name": "t", "parameters": {"type": "string"}}],
-            },
-            "k",
-            "tools[0].parameters",
-        ),
-    ],
-)
-def test_entry_validation(conversation: dict[str, Any], key: str, message: str) -> None:
-    with pytest.raises(
-        InputError, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(").replace(")", r"\)")
-    ):
-        validate_entry(conversation, get_profile("anthropic"), key)
+def process_gone(pid: int) -> bool:
+    """Dead, or a zombie waiting for a parent that no longer runs it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def sleeper(tmp_path: Any, timeout_s: float) -> tuple[ToolRegistry, Any]:
+    """A shell tool whose `sleep` grandchild writes its pid: killing only the shell would leave it."""
+    pidfile = tmp_path / "sleep.pid"
+    reg = ToolRegistry()
+    reg.register_command("sleep", lambda a: ["sh", "-c", f"sleep 30 & echo $! > {pidfile}; wait"], timeout_s=timeout_s)
+    return reg, pidfile
+
+
+async def test_timeout_kills_the_whole_process_group_of_a_real_sleep(tmp_path: Any) -> None:
+    reg, pidfile = sleeper(tmp_path, 0.3)
+    start = time.monotonic()
+    (result,) = await run_tool_calls([call("sleep")], reg)
+    assert time.monotonic() - start < 1.0
+    assert result.is_error and result.content[0].text == "sleep timed out after 0.3s"  # type: ignore[union-attr]
+    assert process_gone(int(pidfile.read_text()))
+
+
+async def test_cancelling_the_caller_kills_the_tool_too(tmp_path: Any) -> None:
+    reg, pidfile = sleeper(tmp_path, 30.0)
+    task = asyncio.ensure_future(run_tool_calls([call("sleep")], reg))
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert process_gone(int(pidfile.read_text()))
+
+
+async def test_concurrent_calls_run_together_and_answer_in_order() -> None:
+    reg = ToolRegistry()
+
+    async def nap(args: dict[str, Any], ctx: ToolContext) -> str:
+        await asyncio.sleep(args["s"])
+        return f"slept {args['s']}"
+
+    reg.register("nap", nap)
+    calls = [call("nap", 0, s=0.2), call("nap", 1, s=0.1), call("nap", 2, s=0.2)]
+    start = time.monotonic()
+    results = await run_tool_calls(calls, reg, concurrent=True)
+    assert time.monotonic() - start < 0.45
+    assert [r.tool_call_id for r in results] == ["c0", "c1", "c2"]
+    assert [r.content[0].text for r in results] == ["slept 0.2", "slept 0.1", "slept 0.2"]  # type: ignore[union-attr]
+
+
+async def test_a_call_after_the_abort_does_not_start() -> None:
+    reg = ToolRegistry()
+    abort = asyncio.Event()
+    started: list[str] = []
+
+    async def polite(args: dict[str, Any], ctx: ToolContext) -> str:
+        started.append("polite")
+        return "ran"
+
+    reg.register("polite", polite)
+    abort.set()
+    (skipped,) = await run_tool_calls([call("polite")], reg, abort=abort)
+    assert started == []
+    assert skipped.is_error and "not run: aborted" in skipped.content[0].text  # type: ignore[union-attr]
+
+
+async def test_arguments_that_were_not_json_are_an_error_result() -> None:
+    reg = ToolRegistry()
+
+    async def echo(args: dict[str, Any], ctx: ToolContext) -> str:
+        return "ran"
+
+    reg.register("echo", echo)
+    bad = ToolCallBlock(id="c9", name="echo", arguments={}, raw_arguments='{"city": "Par')
+    (result,) = await run_tool_calls([bad], reg)
+    assert result.is_error and result.tool_name == "echo" and result.tool_call_id == "c9"
+    assert "not valid JSON" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_failing_command_reports_its_status_and_stderr() -> None:
+    reg = ToolRegistry()
+    reg.register_command("fail", lambda a: ["sh", "-c", "echo boom >&2; exit 3"])
+    (result,) = await run_tool_calls([call("fail")], reg)
+    assert result.is_error and result.content[0].text == "RuntimeError: exit status 3: boom"  # type: ignore[union-attr]
