@@ -8,6 +8,7 @@ Saves a screenshot to reports/report-screenshot.png.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,74 +30,139 @@ ARGS = [
 ]
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (python) is not installed")
 if not CHROMIUM.exists():
-    pytest.skip(f"no Chromium at {CHROMIUM} (Debian package `chromium`)", allow_module_level=True)
+    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's `chromium` package", allow_module_level=True)
+
+
+@dataclass
+class Session:
+    page: Any
+    dialogs: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def visible_rows(self) -> list[str]:
+        rows: list[str] = self.page.eval_on_selector_all(
+            "#matrix tr[data-feature]", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.feature)"
+        )
+        return rows
+
+    def visible_providers(self) -> list[str]:
+        cols: list[str] = self.page.eval_on_selector_all(
+            "#matrix th[data-provider]", "ths => ths.filter(t => !t.hidden).map(t => t.dataset.provider)"
+        )
+        return cols
+
+    def bright_cells(self) -> list[str]:
+        """Keys of the visible cells that match the filters (not dimmed)."""
+        keys: list[str] = self.page.eval_on_selector_all(
+            "#matrix td[data-provider]:not(.dim) button.cell",
+            "bs => bs.filter(b => b.offsetParent !== null).map(b => b.dataset.open)",
+        )
+        return keys
 
 
 @pytest.fixture
-def page(tmp_path: Path) -> Iterator[tuple[Any, list[str], list[str]]]:
-    path = write_html(sample_matrix(stream_text_openai="fail"), tmp_path)
-    dialogs: list[str] = []
-    requests: list[str] = []
+def session(tmp_path: Path) -> Iterator[Session]:
+    path = write_html(sample_matrix(stream_text_openai="fail"), tmp_path, previous=sample_matrix())
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        pg = browser.new_page(viewport={"width": 1400, "height": 900})
-        pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        pg.on("request", lambda r: requests.append(r.url))
-        pg.goto(path.as_uri())
-        yield pg, dialogs, requests
-        browser.close()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            s = Session(page)
+
+            def route(r: Any) -> None:
+                if r.request.url.startswith("file://") and r.request.url.split("#")[0] == path.as_uri():
+                    r.continue_()
+                else:
+                    s.blocked.append(r.request.url)
+                    r.abort()
+
+            page.route("**/*", route)
+            page.on("dialog", lambda d: (s.dialogs.append(d.message), d.dismiss()))
+            page.on("pageerror", lambda e: s.errors.append(str(e)))
+            page.goto(path.as_uri())
+            yield s
+        finally:
+            browser.close()
 
 
-def visible_rows(pg: Any) -> list[str]:
-    return pg.eval_on_selector_all(
-        "#matrix tr[data-feature]", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.feature)"
-    )
-
-
-def test_report_in_chromium(page: tuple[Any, list[str], list[str]]) -> None:
-    pg, dialogs, requests = page
-    assert pg.text_content('[data-count="pass"]') == "5"
+def test_report_in_chromium(session: Session) -> None:
+    pg = session.page
+    assert pg.text_content('[data-count="pass"]') == "10"
     assert pg.text_content('[data-count="fail"]') == "1"
-    assert pg.locator("button.cell").count() == 9
+    assert pg.locator("button.cell").count() == 14
+    assert pg.locator("#regressions li").count() == 1
+    assert "▼ was pass" in pg.text_content('button.cell[data-open="openai/stream_text"]')
 
-    # a failed cell opens its scenarios with the diff and both forms
-    pg.click('button[data-open="openai/stream_text"]')
+    # a failed cell opens its scenarios: the change list and both forms
+    pg.click('button.cell[data-open="openai/stream_text"]')
     assert pg.is_visible("#detail")
+    assert pg.evaluate("document.activeElement.id") == "detail-close"
     failed = pg.locator('#detail article[data-verdict="fail"]')
-    assert "stream_multibyte" in failed.locator(".sid").text_content()
-    assert "message.content[0].text" in failed.locator(".diff li").first.text_content()
-    assert "café ☕" in failed.locator("pre.expected").text_content()
-    assert "<script>" in failed.locator("pre.actual").text_content()  # shown as text, not run
+    assert failed.locator(".sid").text_content() == "stream_multibyte"
+    changes = failed.locator(".diff li")
+    assert changes.count() == 3
+    assert changes.nth(0).locator(".path").text_content() == "message.content[0].text"
+    assert changes.nth(0).locator("del").text_content() == '"café ☕ naïve"'
+    assert "<script>" in changes.nth(0).locator("ins").text_content()  # shown as text, not run
+    assert "(absent)" in changes.nth(1).text_content()
+    assert "café ☕ naïve" in failed.locator("pre.expected").text_content()
+    assert "cassettes/openai/stream_multibyte.yaml" in failed.locator(".facts").text_content()
     REPORTS.mkdir(exist_ok=True)
     pg.screenshot(path=str(REPORTS / "report-screenshot.png"))
     pg.keyboard.press("Escape")
     assert not pg.is_visible("#detail")
+    assert pg.evaluate("document.activeElement.dataset.open") == "openai/stream_text"
 
-    # unsupported cells show the declared reason
-    pg.click('button[data-open="openai/thinking_signature"]')
-    assert "Chat Completions returns no reasoning text" in pg.text_content("#detail-body")
+    # unsupported cells show the declared reason; the keyboard opens cells too
+    pg.focus('button.cell[data-open="openai/thinking_signature"]')
+    pg.keyboard.press("Enter")
+    assert "Declared unsupported: Chat Completions returns no reasoning text" in pg.text_content("#detail-body")
+    pg.click("#detail-close")
+    assert not pg.is_visible("#detail")
+
+    # the regression list opens its cell
+    pg.click('#regressions button[data-open="openai/stream_text"]')
+    assert "stream_multibyte" in pg.text_content("#detail-body")
     pg.click("#detail-close")
 
     # filters: provider, status, search
     pg.select_option("#filter-provider", "gemini")
-    assert pg.eval_on_selector_all(
-        "#matrix th[data-provider]", "ths => ths.filter(t => !t.hidden).map(t => t.dataset.provider)"
-    ) == ["gemini"]
+    assert session.visible_providers() == ["gemini"]
+    assert session.visible_rows() == ["text", "stream_text", "thinking_signature", "error_overloaded"]
     pg.select_option("#filter-provider", "")
     pg.select_option("#filter-status", "fail")
-    assert visible_rows(pg) == ["stream_text"]
+    assert session.visible_rows() == ["stream_text"]
+    assert session.bright_cells() == ["openai/stream_text"]
+    pg.select_option("#filter-status", "regressed")
+    assert session.bright_cells() == ["openai/stream_text"]
+    pg.select_option("#filter-status", "missing")
+    assert session.visible_rows() == ["text"]
     pg.select_option("#filter-status", "")
-    pg.fill("#search", "thinking_sig")
-    assert visible_rows(pg) == ["thinking_signature"]
+    pg.fill("#search", "THINKING_SIG")
+    assert session.visible_rows() == ["thinking_signature"]
+    pg.fill("#search", "gemini_503")
+    assert session.bright_cells() == ["gemini/error_overloaded"]
     pg.fill("#search", "no-such-scenario")
-    assert visible_rows(pg) == []
+    assert session.visible_rows() == []
     assert pg.is_visible("#no-match")
     pg.fill("#search", "")
-    assert len(visible_rows(pg)) == 3
+    assert len(session.visible_rows()) == 4
+    assert not pg.is_visible("#no-match")
 
-    # no canary ran, nothing was fetched
-    assert dialogs == []
+    # no canary ran, nothing was fetched, no script error
+    assert session.dialogs == []
     assert pg.evaluate("window.__pwned") is None
-    assert [u for u in requests if not u.startswith("file://")] == []
+    assert session.blocked == []
+    assert session.errors == []
+
+
+def test_cell_link_opens_from_the_address(session: Session) -> None:
+    pg = session.page
+    pg.goto(pg.url.split("#")[0] + "#" + "gemini%2Fthinking_signature")
+    assert pg.is_visible("#detail")
+    assert "CassetteError" in pg.text_content("#detail-body")
+    assert pg.evaluate("window.__pwned") is None
+    assert session.dialogs == [] and session.blocked == [] and session.errors == []

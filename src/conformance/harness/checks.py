@@ -144,7 +144,9 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
     """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`."""
     entry = scenario.entry(provider)
     if entry is not None and entry.unsupported:
-        return result(scenario, provider, "unsupported", entry.unsupported)
+        res = result(scenario, provider, "unsupported", entry.unsupported)
+        res.scenario_path = ctx.rel(scenario.path)
+        return res
     if scenario.check != "decode" and scenario.spec.providers and entry is None:
         return result(scenario, provider, "missing", "this scenario does not cover this provider yet")
     check = CHECK_REGISTRY.get(scenario.check)

@@ -1,4 +1,9 @@
-"""Cells that got worse between two runs (the release gate of `conformance report`)."""
+"""Cells that got worse between two runs (the release gate of `conformance report`).
+
+Verdicts are ordered best to worst: pass < unsupported < skipped < missing < fail < error. A cell
+regressed when its verdict moved right (pass → fail, pass → missing, fail → error, …) or when it
+passed before and is gone now; it improved when it moved left or is new.
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
 (function () {
   "use strict";
+  // All data is untrusted text: it is read with JSON.parse and written with textContent only.
   var data = JSON.parse(document.getElementById("matrix-data").textContent);
-  var SYMBOLS = { pass: "\u2713", fail: "\u2717", error: "!", unsupported: "\u2013", missing: "\u00b7", skipped: "\u25cb" };
+  var SYMBOLS = data.symbols;
+  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
   var detail = document.getElementById("detail");
   var body = document.getElementById("detail-body");
   var title = document.getElementById("detail-title");
+  var closeButton = document.getElementById("detail-close");
+  var opener = null;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -19,15 +23,32 @@
 
   function short(value) {
     var text = JSON.stringify(value);
-    return text === undefined ? "undefined" : text.length > 240 ? text.slice(0, 239) + "\u2026" : text;
+    if (text === undefined) return "undefined";
+    return text.length > 300 ? text.slice(0, 299) + "\u2026" : text;
   }
 
   function diffItem(entry) {
-    var li = el("li", entry.change);
-    if (entry.change === "added") li.textContent = "+ " + entry.path + ": " + short(entry.actual) + " (unexpected)";
-    else if (entry.change === "removed") li.textContent = "\u2212 " + entry.path + ": " + short(entry.expected) + " (missing)";
-    else li.textContent = "~ " + entry.path + ": expected " + short(entry.expected) + ", got " + short(entry.actual);
+    var li = el("li", "change-" + entry.change);
+    li.appendChild(el("span", "kind", entry.change.replace("_", " ")));
+    li.appendChild(el("code", "path", entry.path));
+    var values = el("span", "values");
+    if (entry.change === "added") values.appendChild(el("span", "absent", "(absent)"));
+    else values.appendChild(el("del", "exp", short(entry.expected)));
+    values.appendChild(el("span", "arrow", " \u2192 "));
+    if (entry.change === "removed") values.appendChild(el("span", "absent", "(absent)"));
+    else values.appendChild(el("ins", "act", short(entry.actual)));
+    li.appendChild(values);
     return li;
+  }
+
+  function side(name, value) {
+    var box = el("div", "side");
+    box.appendChild(el("h4", null, name));
+    var pre = el("pre", name, pretty(value));
+    pre.tabIndex = 0;
+    pre.setAttribute("aria-label", name + " normalized form");
+    box.appendChild(pre);
+    return box;
   }
 
   function renderResult(r) {
@@ -36,66 +57,97 @@
     box.setAttribute("data-verdict", r.verdict);
     var head = el("header");
     head.appendChild(el("span", "verdict v-" + r.verdict, (SYMBOLS[r.verdict] || "") + " " + r.verdict));
-    head.appendChild(el("span", "sid", r.scenario));
-    head.appendChild(el("span", "muted", r.title + " \u00b7 " + r.check));
+    head.appendChild(el("h3", "sid", r.scenario));
+    head.appendChild(el("span", "check", r.check));
     box.appendChild(head);
     var inner = el("div", "body");
-    inner.appendChild(el("p", "reason", r.reason));
-    if (r.cassette) inner.appendChild(el("p", "kv", "cassette: " + r.cassette));
-    if (r.scenario_path) inner.appendChild(el("p", "kv", "scenario: " + r.scenario_path));
-    if (r.examples !== null && r.examples !== undefined) inner.appendChild(el("p", "kv", "generated examples: " + r.examples));
+    if (r.title) inner.appendChild(el("p", "rtitle", r.title));
+    var reason = el("p", "reason");
+    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
+    reason.appendChild(document.createTextNode(r.reason || "\u2014"));
+    inner.appendChild(reason);
+    var facts = el("dl", "facts");
+    [["cassette", r.cassette], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
+      if (kv[1] === null || kv[1] === undefined) return;
+      facts.appendChild(el("dt", null, kv[0]));
+      facts.appendChild(el("dd", null, kv[1]));
+    });
+    if (facts.childNodes.length) inner.appendChild(facts);
     if (r.diff && r.diff.length) {
+      inner.appendChild(el("h4", null, r.diff.length + (r.diff.length === 1 ? " difference" : " differences") + " (path: expected \u2192 actual)"));
       var list = el("ul", "diff");
       list.setAttribute("aria-label", "differences");
       r.diff.forEach(function (d) { list.appendChild(diffItem(d)); });
       inner.appendChild(list);
     }
-    if (r.expected !== null || r.actual !== null) {
+    if ((r.expected !== null && r.expected !== undefined) || (r.actual !== null && r.actual !== undefined)) {
       var sides = el("div", "sides");
-      var left = el("div"), right = el("div");
-      left.appendChild(el("h3", null, "expected"));
-      left.appendChild(el("pre", "expected", pretty(r.expected)));
-      right.appendChild(el("h3", null, "actual"));
-      right.appendChild(el("pre", "actual", pretty(r.actual)));
-      sides.appendChild(left);
-      sides.appendChild(right);
+      sides.appendChild(side("expected", r.expected));
+      sides.appendChild(side("actual", r.actual));
       inner.appendChild(sides);
     }
     box.appendChild(inner);
     return box;
   }
 
-  function openCell(key, opener) {
+  function openCell(key, from) {
     var cell = data.cells[key];
     if (!cell) return;
     document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
-    if (opener && opener.classList.contains("cell")) opener.classList.add("selected");
-    title.textContent = cell.feature + " \u00b7 " + cell.provider + " \u2014 " + cell.verdict;
+    var button = document.querySelector('button.cell[data-open="' + CSS.escape(key) + '"]');
+    if (button) button.classList.add("selected");
+    opener = from || button;
+    title.replaceChildren();
+    title.appendChild(el("code", null, cell.feature));
+    title.appendChild(document.createTextNode(" on " + cell.provider + " "));
+    title.appendChild(el("span", "verdict v-" + cell.verdict, (SYMBOLS[cell.verdict] || "") + " " + cell.verdict));
+    if (Object.prototype.hasOwnProperty.call(data.regressed, key)) {
+      title.appendChild(el("span", "badge", "\u25bc was " + data.regressed[key]));
+    }
     body.replaceChildren();
-    var results = cell.results.slice().sort(function (a, b) {
-      var rank = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
-      return rank[a.verdict] - rank[b.verdict];
-    });
-    results.forEach(function (r) { body.appendChild(renderResult(r)); });
+    cell.results.slice().sort(function (a, b) {
+      return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict];
+    }).forEach(function (r) { body.appendChild(renderResult(r)); });
     detail.hidden = false;
-    document.getElementById("detail-close").focus();
+    detail.scrollTop = 0;
+    closeButton.focus();
+    if (history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(key));
+  }
+
+  function closeDetail() {
+    if (detail.hidden) return;
+    detail.hidden = true;
+    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
+    if (history.replaceState) history.replaceState(null, "", location.pathname + location.search);
+    if (opener) opener.focus();
   }
 
   document.addEventListener("click", function (event) {
     var target = event.target.closest("[data-open]");
     if (target) openCell(target.getAttribute("data-open"), target);
   });
-  document.getElementById("detail-close").addEventListener("click", function () { detail.hidden = true; });
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape") detail.hidden = true; });
+  closeButton.addEventListener("click", closeDetail);
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
 
   var providerFilter = document.getElementById("filter-provider");
   var statusFilter = document.getElementById("filter-status");
   var search = document.getElementById("search");
 
+  function cellMatches(td, status, query) {
+    if (td.getAttribute("data-verdict") === "none") return false;
+    if (status === "regressed" && !td.hasAttribute("data-regressed")) return false;
+    if (status !== "" && status !== "regressed" && td.getAttribute("data-verdict") !== status) return false;
+    if (query === "") return true;
+    return td.getAttribute("data-scenarios").toLowerCase().split(" ").some(function (id) {
+      return id.indexOf(query) >= 0;
+    });
+  }
+
   function applyFilters() {
     var provider = providerFilter.value;
     var status = statusFilter.value;
     var query = search.value.trim().toLowerCase();
+    var filtering = status !== "" || query !== "";
     document.querySelectorAll("#matrix [data-provider]").forEach(function (node) {
       node.hidden = provider !== "" && node.getAttribute("data-provider") !== provider;
     });
@@ -106,11 +158,8 @@
         var match = false;
         row.querySelectorAll("td[data-provider]").forEach(function (td) {
           if (td.hidden) return;
-          var okStatus = status === "" || td.getAttribute("data-verdict") === status;
-          var okQuery = query === "" || td.getAttribute("data-scenarios").toLowerCase().indexOf(query) >= 0;
-          var ok = okStatus && okQuery && td.getAttribute("data-verdict") !== "none";
-          td.classList.toggle("dim", !ok);
-          td.style.opacity = ok || (status === "" && query === "") ? "" : "0.25";
+          var ok = cellMatches(td, status, query);
+          td.classList.toggle("dim", filtering && !ok);
           if (ok) match = true;
         });
         row.hidden = !match;
@@ -124,4 +173,14 @@
 
   [providerFilter, statusFilter].forEach(function (s) { s.addEventListener("change", applyFilters); });
   search.addEventListener("input", applyFilters);
+  applyFilters();
+
+  // `index.html#openai%2Fstream_text` opens that cell: links to a cell can be shared.
+  function openFromHash() {
+    var key = "";
+    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    if (Object.prototype.hasOwnProperty.call(data.cells, key)) openCell(key, null);
+  }
+  window.addEventListener("hashchange", openFromHash);
+  openFromHash();
 })();
