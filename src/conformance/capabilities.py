@@ -34,6 +34,9 @@ class ModelInfo(BaseModel):
     accepts_temperature: bool = True
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
+    system_role: Literal["system", "developer"] | None = None
+    """Overrides the profile's `system_role` for this model (OpenAI documents `developer` for its
+    o1-and-newer reasoning models, which also accept `system`)."""
 
 
 class ProviderProfile(BaseModel):

@@ -21,6 +21,10 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from tests.evidence.summary import Summary
 
+UNLISTED = "unlisted:"
+"""Prefix of `Summary.stop` for a `finish_reason` outside OpenAI's documented values (e.g. `""`):
+the SDK has no normalized reading of it, only that the response finished."""
+
 _STOP: dict[str, str] = {
     "stop": "stop",
     "length": "length",
@@ -86,7 +90,8 @@ def summarize(completion: Any) -> Summary:
         for c in ((message.tool_calls or []) if message is not None else [])
         if getattr(c, "function", None) is not None
     ]
-    stop = _STOP.get(choice.finish_reason) if choice is not None and choice.finish_reason else None
+    raw = choice.finish_reason if choice is not None else None
+    stop = (_STOP.get(raw) or f"{UNLISTED}{raw}") if raw is not None else None
     if stop == "stop" and message is not None and message.refusal:
         stop = "refusal"
     usage = completion.usage

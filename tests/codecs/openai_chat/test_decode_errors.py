@@ -1,4 +1,4 @@
-"""Non-streaming bodies and every error envelope of the dialect."""
+"""Every error envelope of the dialect and its gateways (wire reference 1.5 and 6) → `ProviderError`."""
 
 from __future__ import annotations
 
@@ -7,64 +7,14 @@ import pytest
 
 from conformance.capabilities import get_profile
 from conformance.codecs.openai_chat import classify
-from conformance.model import TextBlock, ThinkingBlock, ToolCallBlock
-from tests.codecs.openai_chat.helpers import decode_json
-
-
-def test_tool_call_message() -> None:
-    body = {
-        "id": "chatcmpl-1",
-        "model": "gpt-4.1-mini-2025-04-14",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": None,
-                    "refusal": None,
-                    "tool_calls": [
-                        {"id": "call_x", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
-                    ],
-                },
-            }
-        ],
-        "usage": {"prompt_tokens": 44, "completion_tokens": 16, "completion_tokens_details": {"reasoning_tokens": 3}},
-    }
-    out = decode_json(body)
-    assert out.message is not None
-    assert out.message.content == [ToolCallBlock(id="call_x", name="f", arguments={"a": 1})]
-    assert out.message.stop_reason == "tool_use" and out.message.model == "gpt-4.1-mini-2025-04-14"
-    assert out.message.usage is not None and out.message.usage.reasoning_tokens == 3
-
-
-def test_reasoning_and_deepseek_cache_hits() -> None:
-    body = {
-        "choices": [{"finish_reason": "stop", "message": {"reasoning_content": "R", "content": "A"}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 9, "prompt_cache_hit_tokens": 64},
-    }
-    out = decode_json(body, "deepseek")
-    assert out.message is not None and out.message.usage is not None
-    assert out.message.content == [ThinkingBlock(thinking="R"), TextBlock(text="A")]
-    assert out.message.usage.cache_read_tokens == 64
-
-
-def test_error_inside_a_200_body() -> None:
-    out = decode_json(
-        {
-            "code": "Client specified an invalid argument",
-            "error": "Incorrect API key provided: xai-ABCDEFGHIJKLMNOPQRST",
-        },
-        "xai",
-    )
-    assert out.error is not None and out.error.provider_code == "Client specified an invalid argument"
-    assert "xai-ABCD" not in out.error.message and "<redacted>" in out.error.message
-
+from conformance.model import ProviderError
 
 H = {"content-type": "application/json"}
 
 
-def classify_body(status: int, body: object, provider: str = "openai", headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def classify_body(
+    status: int, body: object, provider: str = "openai", headers: dict[str, str] | None = None
+) -> ProviderError:
     return classify(status, headers or H, orjson.dumps(body), get_profile(provider))
 
 
@@ -217,3 +167,141 @@ def test_xai_reports_a_bad_key_as_400() -> None:
     }
     error = classify_body(400, body, "xai")
     assert (error.kind, error.status) == ("auth", 400)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "provider", "kind", "code"),
+    [
+        # OpenRouter 402: insufficient credits is a billing refusal
+        (402, {"error": {"code": 402, "message": "Insufficient credits"}}, "openrouter", "permission", "402"),
+        # DeepSeek 402: insufficient balance
+        (
+            402,
+            {"error": {"message": "Insufficient Balance", "type": "unknown_error", "code": "invalid_request_error"}},
+            "deepseek",
+            "permission",
+            "invalid_request_error",
+        ),
+        # OpenRouter's current metadata.error_type vocabulary
+        (
+            402,
+            {"error": {"code": 402, "message": "x", "metadata": {"error_type": "payment_required"}}},
+            "openrouter",
+            "permission",
+            "payment_required",
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "message": "too long",
+                    "metadata": {"error_type": "context_length_exceeded", "provider_code": "prompt_too_long"},
+                }
+            },
+            "openrouter",
+            "context_overflow",
+            "prompt_too_long",
+        ),
+        (
+            503,
+            {"error": {"code": 503, "message": "busy", "metadata": {"error_type": "provider_overloaded"}}},
+            "openrouter",
+            "overloaded",
+            "provider_overloaded",
+        ),
+        # OpenRouter legacy metadata.raw holding a Google body (array-wrapped) and a context wording
+        (
+            429,
+            {
+                "error": {
+                    "code": 429,
+                    "message": "Provider returned error",
+                    "metadata": {
+                        "provider_name": "Google AI Studio",
+                        "raw": '[{"error": {"code": 429, "message": "Quota", "status": "RESOURCE_EXHAUSTED"}}]',
+                    },
+                }
+            },
+            "openrouter",
+            "rate_limited",
+            "RESOURCE_EXHAUSTED",
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "message": "Provider returned error",
+                    "metadata": {
+                        "provider_name": "DeepInfra",
+                        "raw": "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",
+                    },
+                }
+            },
+            "openrouter",
+            "context_overflow",
+            "400",  # OpenRouter's own code: the upstream text names no type
+        ),
+        # Groq tool-generation failure
+        (
+            400,
+            {
+                "error": {
+                    "message": "Failed to call a function. Please adjust your prompt.",
+                    "type": "invalid_request_error",
+                    "code": "tool_use_failed",
+                    "failed_generation": "<function=f>",
+                }
+            },
+            "groq",
+            "invalid_request",
+            "tool_use_failed",
+        ),
+        # Mistral: an unknown model is a 400 invalid_model
+        (
+            400,
+            {"object": "error", "message": "Invalid model: x", "type": "invalid_model", "param": None, "code": "1500"},
+            "mistral",
+            "not_found",
+            "invalid_model",
+        ),
+        # xAI {code, error}; Fireworks {error: {object}} and a string
+        (
+            429,
+            {"code": "Some resource has been exhausted", "error": "Too many requests"},
+            "xai",
+            "rate_limited",
+            "Some resource has been exhausted",
+        ),
+        (
+            404,
+            {"error": {"object": "error", "type": "invalid_request_error", "message": "Model not found"}},
+            "fireworks",
+            "not_found",
+            "invalid_request_error",
+        ),
+        (401, {"error": "unauthorized"}, "fireworks", "auth", None),
+        (
+            413,
+            {"error": {"message": "Request too large", "type": "invalid_request_error"}},
+            "openai",
+            "payload_too_large",
+            "invalid_request_error",
+        ),
+    ],
+)
+def test_gateway_envelopes(status: int, body: object, provider: str, kind: str, code: str | None) -> None:
+    error = classify_body(status, body, provider)
+    assert (error.kind, error.provider_code, error.status) == (kind, code, status)
+
+
+def test_retry_after_ms_wins_and_rate_limit_reset_durations() -> None:
+    body = {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}
+    assert classify_body(429, body, headers={"retry-after-ms": "1500", "retry-after": "9"}).retry_after_s == 1.5
+    assert classify_body(429, body, headers={"x-ratelimit-reset-tokens": "6m0s"}).retry_after_s == 360.0
+
+
+def test_an_empty_body_is_classified_by_status() -> None:
+    error = classify(503, {}, b"", get_profile("deepseek"))
+    assert (error.kind, error.status, error.provider_code) == ("overloaded", 503, None)

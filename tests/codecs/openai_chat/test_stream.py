@@ -1,276 +1,297 @@
-"""Streamed Chat Completions: tool calls by id, usage, reasoning, endings, errors."""
+"""Streamed Chat Completions: framing, usage, tool calls by id, reasoning, endings, errors.
+
+Expected values follow the wire reference (sections 1.4, 6, 7, 8, 9); every body comes from
+`streams.STREAMS`, which `test_rechunk.py` also decodes under arbitrary re-chunking.
+"""
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
+from conformance.capabilities import get_profile
+from conformance.codecs.openai_chat import OpenAIChatStream
+from conformance.model import (
+    AssistantMessage,
+    DoneEvent,
+    ErrorEvent,
+    ProviderError,
+    StartEvent,
+    TextBlock,
+    TextDeltaEvent,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    Usage,
+)
+from tests.codecs.openai_chat.helpers import decode_stream, every_split
+from tests.codecs.openai_chat.streams import STREAMS
 
-from conformance.model import TextBlock, ThinkingBlock, ToolCallBlock
-from tests.codecs.openai_chat.helpers import chunk, decode_stream, every_split, sse
 
-USAGE = {
-    "prompt_tokens": 40,
-    "completion_tokens": 12,
-    "total_tokens": 52,
-    "prompt_tokens_details": {"cached_tokens": 32},
-}
-
-
-def test_text_with_a_multibyte_character_split_and_usage_after_finish() -> None:
-    body = sse(
-        chunk({"role": "assistant", "content": ""}),
-        chunk({"content": "café ☕"}),
-        chunk({}, "stop"),
-        chunk(None, usage=USAGE),
-    )
-    out = every_split(body)
+def message(name: str, provider: str = "openai") -> AssistantMessage:
+    out = decode_stream(STREAMS[name], provider)
+    assert out.error is None, out.error
     assert out.message is not None
-    assert out.message.content == [TextBlock(text="café ☕")]
+    return out.message
+
+
+def partial(name: str, provider: str = "openai") -> tuple[ProviderError, AssistantMessage]:
+    out = decode_stream(STREAMS[name], provider)
+    assert out.error is not None and out.partial is not None
+    return out.error, out.partial
+
+
+# framing and usage ------------------------------------------------------------------------------
+
+
+def test_text_with_multibyte_characters_and_usage_after_the_finish_chunk() -> None:
+    out = every_split(STREAMS["text_multibyte_usage_after_finish"])
+    assert out.message is not None
+    assert out.message.content == [TextBlock(text="café ☕ 日本")]
     assert (out.message.stop_reason, out.message.raw_stop_reason) == ("stop", "stop")
-    assert out.message.usage is not None
-    assert (out.message.usage.input_tokens, out.message.usage.cache_read_tokens) == (40, 32)
+    assert out.message.usage == Usage(
+        input_tokens=40, output_tokens=12, cache_read_tokens=32, cache_write_tokens=4, reasoning_tokens=5
+    )
+    assert (out.message.provider, out.message.model) == ("openai", "m-1")
 
 
 def test_a_later_null_usage_never_erases_it() -> None:
-    body = sse(chunk({"content": "hi"}, "stop", usage=USAGE), chunk({}, None, usage=None))
-    out = decode_stream(body)
-    assert out.message is not None and out.message.usage is not None
-    assert out.message.usage.output_tokens == 12
+    msg = message("usage_then_null_usage")
+    assert msg.usage is not None and msg.usage.output_tokens == 12
+
+
+def test_done_is_optional() -> None:
+    assert message("no_done").stop_reason == "stop"
+
+
+def test_no_finish_reason_is_an_interrupted_stream_with_the_partial_kept() -> None:
+    for name in ("no_finish_reason", "done_without_finish_reason"):
+        error, kept = partial(name)
+        assert error.kind == "stream_interrupted"
+        assert kept.content == [TextBlock(text="The first")] and kept.stop_reason is None
+
+
+def test_a_stream_cut_inside_its_last_frame_is_interrupted_not_corrupt() -> None:
+    error, kept = partial("cut_inside_last_frame")
+    assert error.kind == "stream_interrupted"
+    assert kept.content == [] and kept.stop_reason is None
+
+
+def test_comments_crlf_and_chunks_without_choices() -> None:
+    msg = message("comments_crlf_and_empty_choices", "openrouter")
+    assert msg.content == [TextBlock(text="Hi")] and msg.stop_reason == "stop"
+    assert msg.usage is not None and msg.usage.input_tokens == 40
+
+
+def test_only_choice_zero_is_read() -> None:
+    msg = message("second_choice_ignored")
+    assert msg.content == [TextBlock(text="zero")] and msg.stop_reason == "stop"
+
+
+def test_groq_usage_from_x_groq() -> None:
+    msg = message("x_groq_usage", "groq")
+    assert msg.usage == Usage(input_tokens=36, output_tokens=8)
+
+
+def test_finish_reasons_by_table() -> None:
+    assert (message("length").stop_reason, message("length").raw_stop_reason) == ("length", "length")
+    assert message("content_filter").stop_reason == "content_filter"
+    assert message("empty_and_invalid_arguments").stop_reason == "tool_use"  # legacy function_call
+
+
+def test_a_finish_reason_outside_the_table_still_finishes_the_message() -> None:
+    msg = message("unlisted_finish_reason", "openai-compatible")
+    assert (msg.stop_reason, msg.raw_stop_reason) == ("stop", "eos")
+
+
+def test_refusal_is_text_with_stop_reason_refusal() -> None:
+    msg = message("refusal")
+    assert msg.content == [TextBlock(text="I can't help.")]
+    assert (msg.stop_reason, msg.raw_stop_reason) == ("refusal", "stop")
+
+
+# tool calls -------------------------------------------------------------------------------------
 
 
 def test_parallel_calls_interleaved_by_index() -> None:
-    body = sse(
-        chunk(
-            {
-                "tool_calls": [
-                    {"index": 0, "id": "call_a", "type": "function", "function": {"name": "f", "arguments": ""}}
-                ]
-            }
-        ),
-        chunk(
-            {
-                "tool_calls": [
-                    {"index": 1, "id": "call_b", "type": "function", "function": {"name": "g", "arguments": ""}}
-                ]
-            }
-        ),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"x":'}}]}),
-        chunk({"tool_calls": [{"index": 1, "function": {"arguments": '{"y": 2}'}}]}),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": " 1}"}}]}),
-        chunk({}, "tool_calls"),
-    )
-    out = every_split(body)
-    assert out.message is not None
-    assert out.message.content == [
+    msg = every_split(STREAMS["parallel_calls_by_index"]).message
+    assert msg is not None
+    assert msg.content == [
         ToolCallBlock(id="call_a", name="f", arguments={"x": 1}),
         ToolCallBlock(id="call_b", name="g", arguments={"y": 2}),
     ]
-    assert out.message.stop_reason == "tool_use"
+    assert msg.stop_reason == "tool_use"
 
 
 def test_repeated_id_and_name_on_every_delta_are_not_doubled() -> None:
-    def delta(args: str) -> dict[str, object]:
-        return {
-            "role": "assistant",
-            "tool_calls": [
-                {"index": 0, "id": "call_a", "type": "function", "function": {"name": "f", "arguments": args}}
-            ],
-        }
-
-    out = decode_stream(sse(chunk(delta('{"a"')), chunk(delta(": 1}")), chunk({}, "tool_calls")))
-    assert out.message is not None
-    assert out.message.content == [ToolCallBlock(id="call_a", name="f", arguments={"a": 1})]
+    assert message("repeated_id_and_name").content == [ToolCallBlock(id="call_a", name="f", arguments={"a": 1})]
 
 
 def test_all_calls_on_index_zero_are_told_apart_by_id() -> None:
-    body = sse(
-        chunk({"tool_calls": [{"index": 0, "id": "call_a", "function": {"name": "f", "arguments": '{"n": 1}'}}]}),
-        chunk({"tool_calls": [{"index": 0, "id": "call_b", "function": {"name": "f", "arguments": '{"n": '}}]}),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": "2}"}}]}),
-        chunk({}, "tool_calls"),
-    )
-    out = decode_stream(body)
-    assert out.message is not None
-    assert [(b.id, b.arguments) for b in out.message.content if isinstance(b, ToolCallBlock)] == [
-        ("call_a", {"n": 1}),
-        ("call_b", {"n": 2}),
+    assert message("all_calls_on_index_zero").content == [
+        ToolCallBlock(id="call_a", name="f", arguments={"n": 1}),
+        ToolCallBlock(id="call_b", name="f", arguments={"n": 2}),
     ]
 
 
-def test_calls_without_index_arrive_whole() -> None:
-    body = sse(
-        chunk({"tool_calls": [{"id": "gSIMJiOkT", "function": {"name": "f", "arguments": '{"q": "x"}'}}]}, "tool_calls")
-    )
-    out = decode_stream(body, "mistral")
-    assert out.message is not None
-    assert out.message.content == [ToolCallBlock(id="gSIMJiOkT", name="f", arguments={"q": "x"})]
+def test_whole_calls_in_one_chunk() -> None:
+    for provider in ("groq", "xai"):
+        assert message("whole_calls_in_one_chunk", provider).content == [
+            ToolCallBlock(id="tk85n1k4m", name="f", arguments={"q": 1}),
+            ToolCallBlock(id="tk9", name="g", arguments={}),
+        ]
+
+
+def test_calls_without_index_are_keyed_by_id() -> None:
+    assert message("calls_without_index", "mistral").content == [
+        ToolCallBlock(id="gSIMJiOkT", name="f", arguments={"q": "x"}),
+        ToolCallBlock(id="Xb2kQ9aZ1", name="g", arguments={}),
+    ]
+
+
+def test_calls_without_ids_get_positional_ids() -> None:
+    expected = [ToolCallBlock(id="call_0", name="f", arguments={"a": 1}), ToolCallBlock(id="call_1", name="g")]
+    assert message("calls_without_id").content == expected
+    assert message("calls_without_id_or_index", "openai-compatible").content == expected
 
 
 def test_empty_and_invalid_arguments() -> None:
-    body = sse(
-        chunk({"tool_calls": [{"index": 0, "id": "call_a", "function": {"name": "now", "arguments": ""}}]}),
-        chunk({"tool_calls": [{"index": 1, "id": "call_b", "function": {"name": "f", "arguments": '{"city": "Par'}}]}),
-        chunk({}, "tool_calls"),
-    )
-    out = decode_stream(body)
-    assert out.message is not None
-    assert out.message.content == [
+    assert message("empty_and_invalid_arguments").content == [
         ToolCallBlock(id="call_a", name="now", arguments={}),
         ToolCallBlock(id="call_b", name="f", arguments={}, raw_arguments='{"city": "Par'),
     ]
 
 
-def test_no_finish_reason_is_an_interrupted_stream_with_the_partial_kept() -> None:
-    out = decode_stream(sse(chunk({"content": "The first"}), done=False))
-    assert out.error is not None and out.error.kind == "stream_interrupted"
-    assert out.partial is not None and out.partial.content == [TextBlock(text="The first")]
-    assert out.partial.stop_reason is None
+def test_stream_events_for_text_and_a_tool_call() -> None:
+    acc = OpenAIChatStream(get_profile("openai"))
+    events = acc.feed(STREAMS["text_then_call_args_multibyte"])
+    msg = acc.finish()
+    assert msg.content == [TextBlock(text="日本"), ToolCallBlock(id="call_a", name="f", arguments={"k": "é☕"})]
+    assert events == [
+        StartEvent(),
+        TextDeltaEvent(index=0, delta="日本"),
+        ToolCallStartEvent(index=1, id="call_a", name="f"),
+        ToolCallDeltaEvent(index=1, delta='{"k": "é'),
+        ToolCallDeltaEvent(index=1, delta='☕"}'),
+        ToolCallEndEvent(index=1),
+        DoneEvent(message=msg),  # on the finish chunk, which carries the usage
+    ]
 
 
-def test_done_is_optional() -> None:
-    out = decode_stream(sse(chunk({"content": "ok"}, "stop"), done=False))
-    assert out.message is not None and out.message.stop_reason == "stop"
+def test_done_waits_for_the_usage_chunk_after_the_finish_chunk() -> None:
+    acc = OpenAIChatStream(get_profile("openai"))
+    events = acc.feed(STREAMS["text_multibyte_usage_after_finish"])
+    msg = acc.finish()
+    assert msg.usage is not None
+    assert [e.type for e in events] == ["start", "text_delta", "done"]
+    assert events[-1] == DoneEvent(message=msg)
 
 
-def test_refusal() -> None:
-    out = decode_stream(sse(chunk({"refusal": "I can't "}), chunk({"refusal": "help."}), chunk({}, "stop")))
-    assert out.message is not None
-    assert out.message.content == [TextBlock(text="I can't help.")]
-    assert (out.message.stop_reason, out.message.raw_stop_reason) == ("refusal", "stop")
+def test_an_error_event_carries_the_partial() -> None:
+    acc = OpenAIChatStream(get_profile("openai"))
+    events = acc.feed(STREAMS["error_object_mid_stream"])
+    msg = acc.finish()
+    assert msg.error is not None
+    assert events[-1] == ErrorEvent(error=msg.error, partial=msg)
+
+
+# errors inside the 200 stream -------------------------------------------------------------------
 
 
 def test_error_object_mid_stream() -> None:
-    body = sse(chunk({"content": "partial"}), {"error": {"message": "boom", "type": "server_error", "code": None}})
-    out = decode_stream(body)
-    assert out.error is not None and out.error.kind == "server" and out.error.message == "boom"
-    assert out.partial is not None and out.partial.content == [TextBlock(text="partial")]
-    assert out.partial.stop_reason == "error"
+    error, kept = partial("error_object_mid_stream")
+    assert (error.kind, error.message, error.status) == ("server", "boom", None)
+    assert kept.content == [TextBlock(text="partial")] and kept.stop_reason == "error"
 
 
 def test_openrouter_error_chunk_with_finish_reason_error() -> None:
-    error = {"code": 502, "message": "Provider disconnected", "metadata": {"error_type": "provider_unavailable"}}
-    body = sse(chunk({"content": "Hel"}), {**chunk({"content": ""}, "error"), "error": error}, done=False)
-    out = decode_stream(b": OPENROUTER PROCESSING\n\n" + body, "openrouter")
-    assert out.error is not None
-    assert (out.error.kind, out.error.provider_code, out.error.status) == ("server", "provider_unavailable", 502)
-    assert out.partial is not None and out.partial.content == [TextBlock(text="Hel")]
+    error, kept = partial("openrouter_error_chunk", "openrouter")
+    assert (error.kind, error.provider_code, error.status) == ("server", "upstream_disconnect", 502)
+    assert kept.content == [TextBlock(text="Hel")]
+    assert (kept.stop_reason, kept.raw_stop_reason) == ("error", "error")
 
 
 def test_groq_error_event() -> None:
-    payload = {
-        "error": {
-            "message": "Failed to call a function.",
-            "type": "invalid_request_error",
-            "code": "tool_use_failed",
-            "status_code": 400,
-        }
-    }
-    out = decode_stream(sse(chunk({"content": "x"}), done=False) + sse(payload, event="error", done=False), "groq")
-    assert out.error is not None
-    assert (out.error.kind, out.error.provider_code, out.error.status) == ("invalid_request", "tool_use_failed", 400)
+    error, kept = partial("groq_error_event", "groq")
+    assert (error.kind, error.provider_code, error.status) == ("invalid_request", "tool_use_failed", 400)
+    assert kept.content == [TextBlock(text="x")]
+
+
+def test_an_error_keeps_the_usage_already_seen() -> None:
+    error, kept = partial("error_after_usage")
+    assert error.message == "late"
+    assert kept.usage is not None and kept.usage.input_tokens == 40
 
 
 def test_a_frame_that_is_not_json_is_a_typed_error() -> None:
-    out = decode_stream(sse(chunk({"content": "a"}), b"{not json", chunk({}, "stop")))
-    assert out.error is not None and out.error.kind == "server"
-    assert "SSE event 2" in out.error.message
-    assert out.partial is not None and out.partial.content == [TextBlock(text="a")]
+    error, kept = partial("frame_not_json")
+    assert error.kind == "server" and "SSE event 2" in error.message
+    assert kept.content == [TextBlock(text="a")]
+
+
+# reasoning --------------------------------------------------------------------------------------
 
 
 def test_reasoning_content_before_content() -> None:
-    body = sse(
-        chunk({"role": "assistant", "reasoning_content": ""}),
-        chunk({"reasoning_content": "Think "}),
-        chunk({"reasoning_content": "more."}),
-        chunk({"content": "Answer."}, "stop"),
-    )
-    out = every_split(body, "deepseek")
-    assert out.message is not None
-    assert out.message.content == [ThinkingBlock(thinking="Think more."), TextBlock(text="Answer.")]
+    assert message("reasoning_content", "deepseek").content == [
+        ThinkingBlock(thinking="Think more."),
+        TextBlock(text="Answer."),
+    ]
+
+
+def test_groq_reasoning_field() -> None:
+    assert message("groq_reasoning_field", "groq").content == [
+        ThinkingBlock(thinking="Count: 2+2."),
+        TextBlock(text="4"),
+    ]
+
+
+def test_reasoning_fields_are_text_only_where_the_profile_has_them() -> None:
+    assert message("reasoning_content", "openai").content == [TextBlock(text="Answer.")]
 
 
 def test_openrouter_reasoning_details_preferred_over_reasoning() -> None:
-    body = sse(
-        chunk({"reasoning": "Plan", "reasoning_details": [{"type": "reasoning.text", "text": "Plan", "index": 0}]}),
-        chunk({"reasoning_details": [{"type": "reasoning.text", "text": "", "signature": "sig==", "index": 0}]}),
-        chunk({"reasoning_details": [{"type": "reasoning.encrypted", "data": "opaque", "index": 1}]}),
-        chunk({"content": "Done"}, "stop"),
-    )
-    out = decode_stream(body, "openrouter")
-    assert out.message is not None
-    assert [b.model_dump(exclude_none=True) for b in out.message.content] == [
+    msg = message("openrouter_reasoning_details", "openrouter")
+    assert [b.model_dump(exclude_none=True) for b in msg.content] == [
         {"type": "thinking", "thinking": "Plan", "signature": "sig=="},
         {"type": "redacted_thinking", "data": "opaque"},
         {"type": "text", "text": "Done"},
     ]
 
 
-def test_xai_usage_excludes_reasoning() -> None:
-    usage = {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 20}}
-    out = decode_stream(sse(chunk({"content": "x"}, "stop", usage=usage)), "xai")
-    assert out.message is not None and out.message.usage is not None
-    assert (out.message.usage.output_tokens, out.message.usage.reasoning_tokens) == (25, 20)
+def test_openrouter_reasoning_summary_and_plain_reasoning() -> None:
+    assert message("openrouter_reasoning_summary", "openrouter").content == [
+        ThinkingBlock(thinking="Summed."),
+        TextBlock(text="Ok"),
+    ]
+    assert message("openrouter_reasoning_only", "openrouter").content == [
+        ThinkingBlock(thinking="Hmm"),
+        TextBlock(text="Yes"),
+    ]
 
 
-THINK = sse(
-    chunk({"content": "<thi"}),
-    chunk({"content": "nk>Let me"}),
-    chunk({"content": " see.</th"}),
-    chunk({"content": "ink>The answer is 4. a<b"}),
-    chunk({}, "stop"),
-)
+def test_xai_output_tokens_add_the_reasoning_tokens() -> None:
+    usage = message("xai_usage", "xai").usage
+    assert usage is not None and (usage.output_tokens, usage.reasoning_tokens) == (25, 20)
 
 
 def test_think_tags_split_across_chunks() -> None:
-    out = every_split(THINK, "fireworks")
+    out = every_split(STREAMS["think_tags_split"], "fireworks")
     assert out.message is not None
     assert out.message.content == [ThinkingBlock(thinking="Let me see."), TextBlock(text="The answer is 4. a<b")]
 
 
 def test_think_tags_are_plain_text_without_the_flag() -> None:
-    out = decode_stream(THINK, "openai")
-    assert out.message is not None
-    assert out.message.content == [TextBlock(text="<think>Let me see.</think>The answer is 4. a<b")]
+    assert message("think_tags_split", "openai").content == [
+        TextBlock(text="<think>Let me see.</think>The answer is 4. a<b")
+    ]
 
 
 def test_think_tag_state_is_fresh_for_every_stream() -> None:
-    unfinished = sse(chunk({"content": "<think>never closed"}), chunk({}, "stop"))
-    first = decode_stream(unfinished, "groq")
-    assert first.message is not None and first.message.content == [ThinkingBlock(thinking="never closed")]
-    second = decode_stream(sse(chunk({"content": "plain"}), chunk({}, "stop")), "groq")
-    assert second.message is not None and second.message.content == [TextBlock(text="plain")]
+    assert message("think_tag_never_closed", "groq").content == [ThinkingBlock(thinking="never closed")]
+    assert message("plain", "groq").content == [TextBlock(text="plain")]
 
 
 def test_mistral_typed_content_chunks() -> None:
-    body = sse(
-        chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Hmm."}]}]}),
-        chunk({"content": [{"type": "text", "text": "Yes."}]}, "stop"),
-    )
-    out = decode_stream(body, "mistral")
-    assert out.message is not None
-    assert out.message.content == [ThinkingBlock(thinking="Hmm."), TextBlock(text="Yes.")]
-
-
-BODIES = [
-    THINK,
-    sse(
-        chunk({"content": "日本"}),
-        chunk({"tool_calls": [{"index": 0, "id": "call_a", "function": {"name": "f", "arguments": '{"k": "é"}'}}]}),
-        chunk({}, "tool_calls", usage=USAGE),
-    ),
-]
-
-
-@given(st.sampled_from(BODIES), st.lists(st.integers(min_value=0, max_value=400), max_size=10))
-def test_any_split_gives_the_same_outcome(body: bytes, cuts: list[int]) -> None:
-    points = sorted({c for c in cuts if c < len(body)})
-    chunks = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
-    assert decode_stream(body, "groq", chunks) == decode_stream(body, "groq")
-
-
-def test_a_stream_cut_inside_its_last_frame_is_interrupted_not_corrupt() -> None:
-    body = sse(chunk({"content": "Hello"}), chunk({"content": " world"}), done=False)
-    cut = body[: body.rindex(b"world") + 2]
-    out = decode_stream(cut)
-    assert out.error is not None and out.error.kind == "stream_interrupted"
-    assert out.partial is not None and out.partial.content == [TextBlock(text="Hello")]
+    msg = message("mistral_typed_content", "mistral")
+    assert msg.content == [ThinkingBlock(thinking="Hmm. Yes."), TextBlock(text="Yes.")]
+    assert msg.usage is not None and msg.usage.input_tokens == 40

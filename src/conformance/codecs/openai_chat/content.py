@@ -4,7 +4,9 @@ Parts are keyed so that streamed deltas extend the same blocks: text and reasoni
 (a new segment starts whenever the kind changes), tool calls by their id — the `index` only maps
 to the id first seen on it, so providers that repeat `id`/`name` on every delta are not doubled,
 and calls that all arrive on index 0 with distinct ids stay apart. Calls without any id are keyed
-by index and get the contract's `call_<n>` ids.
+by index and get the contract's `call_<n>` ids; a call with neither id nor index starts a new call
+when it names a function and extends the last call otherwise. In a whole message (non-streaming)
+every entry of `tool_calls` is its own call, whatever its id.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ class ChoiceState:
         self._last_kind: str | None = None
         self._index_ids: dict[int, Hashable] = {}
         self._last_tool: Hashable | None = None
+        self._anonymous = 0
+        self.tool_keys: dict[Hashable, None] = {}
+        """Every tool call seen, in order (closed when the choice finishes)."""
 
     # text and reasoning -------------------------------------------------------------------------
 
@@ -58,6 +63,10 @@ class ChoiceState:
         if self.tags is not None:
             for kind, piece in self.tags.finish():
                 self.add(kind, piece)
+
+    def close_tools(self) -> None:
+        for key in self.tool_keys:
+            self.builder.close(key)
 
     def typed_content(self, parts: list[Any]) -> None:
         """Mistral's typed content chunks: `text`, and `thinking` holding text chunks."""
@@ -120,36 +129,44 @@ class ChoiceState:
         self.builder.tool_call(key, arguments_delta=fragment)
         return True
 
-    def tool_calls(self, calls: list[Any]) -> None:
-        for call in calls:
+    def _tool_key(self, call_id: str | None, index: int | None, named: bool) -> Hashable:
+        if call_id is not None:
+            key: Hashable = ("tool", call_id)
+            if index is not None:
+                self._index_ids[index] = key  # a new id on a used index starts a new call
+            return key
+        if index is not None:
+            return self._index_ids.setdefault(index, ("tool-index", index))
+        if named or self._last_tool is None:
+            self._anonymous += 1
+            return ("tool-anonymous", self._anonymous)
+        return self._last_tool
+
+    def tool_calls(self, calls: list[Any], *, whole: bool = False) -> None:
+        for position, call in enumerate(calls):
             if not isinstance(call, dict):
                 continue
             fn_value = call.get("function")
             fn: dict[str, Any] = fn_value if isinstance(fn_value, dict) else {}
             call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
             index = call.get("index") if isinstance(call.get("index"), int) else None
-            key: Hashable
-            if call_id is not None:
-                key = ("tool", call_id)
-                if index is not None:
-                    self._index_ids[index] = key  # a new id on a used index starts a new call
-            elif index is not None:
-                key = self._index_ids.setdefault(index, ("tool-index", index))
-            else:
-                key = self._last_tool if self._last_tool is not None else ("tool-index", 0)
+            name = fn.get("name") if isinstance(fn.get("name"), str) and fn.get("name") else None
+            key = ("tool-position", position) if whole else self._tool_key(call_id, index, name is not None)
             self._last_tool = key
+            self.tool_keys[key] = None
             args = fn.get("arguments")
             self.builder.tool_call(
                 key,
                 id=call_id,
-                name=fn.get("name") if isinstance(fn.get("name"), str) else None,
+                name=name,
                 arguments_delta=args if isinstance(args, str) else None,
                 arguments=args if isinstance(args, dict) else None,
             )
 
     # whole message or delta -------------------------------------------------------------------
 
-    def apply(self, delta: dict[str, Any]) -> None:
+    def apply(self, delta: dict[str, Any], *, whole: bool = False) -> None:
+        """A streamed `delta`, or (`whole`) a complete non-streaming `message`."""
         self.reasoning(delta)
         content = delta.get("content")
         if isinstance(content, str):
@@ -162,7 +179,21 @@ class ChoiceState:
             self.add("text", refusal)
         calls = delta.get("tool_calls")
         if isinstance(calls, list):
-            self.tool_calls(calls)
+            self.tool_calls(calls, whole=whole)
+
+
+def first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Choice 0 of a completion or chunk (`choices: []` and other choices' chunks give None)."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return None
+    first = choices[0]
+    if first.__class__ is dict and first.get("index", 0) == 0:
+        return first
+    for choice in choices:
+        if isinstance(choice, dict) and choice.get("index", 0) == 0:
+            return choice
+    return None
 
 
 def usage_of(data: Any, profile: ProviderProfile) -> Usage | None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_chat.content import ChoiceState, usage_of
+from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.model import AssistantMessage
 
@@ -18,10 +18,9 @@ def decode(data: Any, profile: ProviderProfile) -> AssistantMessage:
         return builder.build()
     builder.model = data.get("model") if isinstance(data.get("model"), str) else None
     state = ChoiceState(profile, builder)
-    choices = data.get("choices")
-    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    choice = first_choice(data)
     if choice is not None and isinstance(choice.get("message"), dict):
-        state.apply(choice["message"])
+        state.apply(choice["message"], whole=True)
         state.flush()
     builder.usage = usage_of(data, profile)
     if choice is not None and isinstance(choice.get("finish_reason"), str):

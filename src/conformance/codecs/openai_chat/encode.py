@@ -1,6 +1,7 @@
 """Conversation → Chat Completions request body (OpenAI and every OpenAI-compatible profile).
 
-- system messages become `system` (or the profile's `system_role`) messages, in place;
+- system messages become `system` (or the profile's `system_role`, or the model's `system_role`)
+  messages, in place;
 - user content is a string when it is one text block, else parts (`text`, `image_url` with a URL
   or a `data:` URL);
 - assistant text is joined into `content` (null when the turn is tool calls only); tool calls carry
@@ -9,13 +10,15 @@
   accepts reasoning in history (`send_reasoning_back`) — OpenAI has no such field, DeepSeek R1
   rejects it;
 - tool results become `tool` messages; there is no error flag on the wire, so an error result's
-  text is prefixed with `Error: `;
+  text is prefixed with `Error: `. A `tool` message holds text only: the images of a run of tool
+  results follow it in one `user` message, each introduced by the id of the call it answers;
 - max tokens go in the profile's field (`max_completion_tokens` for OpenAI and for reasoning
   models); temperature and stop only where the model accepts them; streaming asks for usage when
   the profile needs `stream_options`.
 
-Tool-call ids are sent as they are: the runtime's repair step rewrites them to the profile's
-pattern (Mistral: 9 alphanumerics) consistently in calls and results before encoding.
+Tool-call ids that break the profile's `tool_id_pattern` (Mistral: exactly 9 alphanumerics) are
+remapped deterministically, the same way in the calls and in their results (`tool_ids`); ids that
+fit are sent as they are.
 Unknown options are passed through to the body unchanged.
 """
 
@@ -27,6 +30,7 @@ import orjson
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.base import WireRequest
+from conformance.codecs.tool_ids import tool_id_map
 from conformance.exceptions import InputError
 from conformance.model import (
     AssistantMessage,
@@ -75,13 +79,18 @@ def _sends_reasoning(profile: ProviderProfile, model: str) -> bool:
     return allowed and bool(profile.reasoning_fields)
 
 
-def _assistant(message: AssistantMessage, profile: ProviderProfile, model: str) -> dict[str, Any]:
+def _assistant(message: AssistantMessage, profile: ProviderProfile, model: str, ids: dict[str, str]) -> dict[str, Any]:
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
     calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
     out: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c)}} for c in calls
+            {
+                "id": ids.get(c.id, c.id),
+                "type": "function",
+                "function": {"name": c.name, "arguments": _arguments(c)},
+            }
+            for c in calls
         ]
     thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingBlock))
     if thinking and _sends_reasoning(profile, model):
@@ -89,13 +98,25 @@ def _assistant(message: AssistantMessage, profile: ProviderProfile, model: str) 
     return out
 
 
-def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+IMAGES_FOLLOW = "The result is the image(s) in the next message."
+"""A `tool` message's text when the result was images only."""
+
+
+def _tool_result(message: ToolResultMessage, call_id: str, has_images: bool) -> dict[str, Any]:
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    return {
-        "role": "tool",
-        "tool_call_id": message.tool_call_id,
-        "content": f"Error: {text}" if message.is_error else text,
-    }
+    if not text and has_images:
+        text = IMAGES_FOLLOW
+    return {"role": "tool", "tool_call_id": call_id, "content": f"Error: {text}" if message.is_error else text}
+
+
+def _result_images(message: ToolResultMessage, call_id: str, where: str) -> list[dict[str, Any]]:
+    """The image parts of a tool result, introduced by the id of the call it answers."""
+    parts = [
+        {"type": "image_url", "image_url": {"url": _image_url(block, f"{where}.content[{j}]")}}
+        for j, block in enumerate(message.content)
+        if isinstance(block, ImageBlock)
+    ]
+    return [{"type": "text", "text": f"Image(s) returned by tool call {call_id}:"}, *parts] if parts else []
 
 
 def _tool_choice(choice: str | dict[str, Any], profile: ProviderProfile) -> Any:
@@ -112,17 +133,29 @@ def _tool_choice(choice: str | dict[str, Any], profile: ProviderProfile) -> Any:
 def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     model = conv.model or profile.default_model
     info = profile.model_info(model)
+    system_role = info.system_role or profile.system_role
+    ids = tool_id_map(conv.messages, profile)
     messages: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    """Image parts of the current run of tool results, sent in a `user` message after the run."""
     for i, message in enumerate(conv.messages):
         where = f"messages[{i}]"
+        if images and not isinstance(message, ToolResultMessage):
+            messages.append({"role": "user", "content": images})
+            images = []
         if isinstance(message, SystemMessage):
-            messages.append({"role": profile.system_role, "content": "".join(b.text for b in message.content)})
+            messages.append({"role": system_role, "content": "".join(b.text for b in message.content)})
         elif isinstance(message, UserMessage):
             messages.append({"role": "user", "content": _user_content(list(message.content), where)})
         elif isinstance(message, AssistantMessage):
-            messages.append(_assistant(message, profile, model))
+            messages.append(_assistant(message, profile, model, ids))
         else:
-            messages.append(_tool_result(message))
+            call_id = ids.get(message.tool_call_id, message.tool_call_id)
+            result_images = _result_images(message, call_id, where)
+            messages.append(_tool_result(message, call_id, bool(result_images)))
+            images += result_images
+    if images:
+        messages.append({"role": "user", "content": images})
     body: dict[str, Any] = {"model": model, "messages": messages}
     if conv.tools:
         body["tools"] = [

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
+from conformance.codecs.errorkit import is_context_overflow, kind_for_status, make_error, retry_after_from_headers
 from conformance.codecs.openai_chat.tables import AUTH_MESSAGES, ERROR_CODES, OPENROUTER_ERROR_TYPES, UPSTREAM_TYPES
 from conformance.model import ErrorKind, ProviderError
 
@@ -31,17 +31,26 @@ def _str(value: Any) -> str | None:
 
 
 def _upstream_kind(raw: str) -> tuple[ErrorKind | None, str | None]:
-    """The kind named by an upstream body kept as a string (OpenRouter legacy `metadata.raw`)."""
+    """The kind named by an upstream body kept as a string (OpenRouter legacy `metadata.raw`):
+    Anthropic / OpenAI `error.type` or `code`, Google `error.status` (the body may be wrapped in a
+    list), a flat envelope (Mistral), or a context-window wording anywhere in the text."""
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return None, None
+        body = None
+    if isinstance(body, list) and body:
+        body = body[0]
     error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        for key in ("type", "status"):
-            code = _str(error.get(key))
-            if code and code in UPSTREAM_TYPES:
-                return UPSTREAM_TYPES[code], code
+    if not isinstance(error, dict):
+        error = body if isinstance(body, dict) else {}
+    for key in ("type", "status", "code"):
+        code = _str(error.get(key))
+        if code and code in UPSTREAM_TYPES:
+            return UPSTREAM_TYPES[code], code
+        if code and code in ERROR_CODES:
+            return ERROR_CODES[code], code
+    if is_context_overflow(raw):
+        return "context_overflow", None
     return None, None
 
 

@@ -8,6 +8,11 @@ Errors inside the 200 stream — a chunk with a top-level `error` (OpenAI, OpenR
 `finish_reason: "error"`), an `event: error` frame (Groq), or a frame that is not JSON — end the
 message with the typed error and the partial kept. A stream that stops before a `finish_reason`
 (including one cut inside its last frame) ends with `stream_interrupted`.
+
+Events: `start` with the first chunk; text, thinking and tool-call deltas as they arrive; the
+`toolcall_end`s when choice 0 finishes; `done` once the finished message has its usage (the chunk
+that carries it, else `[DONE]`; a stream with neither reports the message only from `finish()`);
+`error` when the stream fails.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ import orjson
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_chat.content import ChoiceState, usage_of
+from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.exceptions import WireFormatError
-from conformance.model import AssistantMessage, ProviderError, StreamEvent
+from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
 from conformance.wire import SSEDecoder, SSEEvent
 
 
@@ -35,8 +40,10 @@ class OpenAIChatStream:
         self._sse = SSEDecoder()
         self._frames = 0
         self._emitted = 0
+        self._started = False
         self._finished = False
         self._failed = False
+        self._done_sent = False
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         for frame in self._sse.feed(chunk):
@@ -66,32 +73,42 @@ class OpenAIChatStream:
             self._failed = True
             self._builder.error = ProviderError(kind="stream_interrupted", message=message)
 
+    def _done(self) -> None:
+        if self._finished and not self._failed and not self._done_sent:
+            self._done_sent = True
+            self._builder.events.append(DoneEvent(message=self._builder.build()))
+
+    def _fail(self, payload: Any) -> None:
+        self._failed = True
+        error = fail(self._builder, payload)
+        self._builder.events.append(ErrorEvent(error=error, partial=self._builder.build()))
+
     def _frame(self, frame: SSEEvent, *, final: bool = False) -> None:
         self._frames += 1
-        if self._failed or frame.data == "[DONE]":
+        if self._failed:
             return
+        if frame.data == "[DONE]":
+            self._done()
+            return
+        if not self._started:
+            self._started = True
+            self._builder.events.append(StartEvent())
         try:
             data: Any = orjson.loads(frame.data)
         except orjson.JSONDecodeError:
             if final:  # the last frame of a cut stream, not corrupt data: finish() reports the cut
                 return
-            self._failed = True
-            fail(
-                self._builder,
-                {"error": {"message": f"SSE event {self._frames} is not valid JSON", "type": "server_error"}},
-            )
+            self._fail({"error": {"message": f"SSE event {self._frames} is not valid JSON", "type": "server_error"}})
             return
         if not isinstance(data, dict):
             return
-        choices = data.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        choice = first_choice(data)
         model = data.get("model")
         if model is not None and model != self._builder.model and isinstance(model, str):
             self._builder.model = model
-        if data.get("usage") is not None or "x_groq" in data:
-            usage = usage_of(data, self._profile)
-            if usage is not None:
-                self._builder.usage = usage
+        usage = usage_of(data, self._profile) if data.get("usage") is not None or "x_groq" in data else None
+        if usage is not None:
+            self._builder.usage = usage
         if choice is not None:
             delta = choice.get("delta")
             if isinstance(delta, dict):
@@ -101,11 +118,13 @@ class OpenAIChatStream:
                 elif len(delta) != 1 or not self._state.argument_fragment(delta.get("tool_calls")):
                     self._state.apply(delta)
             reason = choice.get("finish_reason")
-            if isinstance(reason, str) and reason:
+            if isinstance(reason, str) and reason and not self._finished:
                 self._state.flush()
+                self._state.close_tools()
                 set_finish(self._state, reason)
                 self._finished = True
         error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None
         if error is not None or frame.event == "error":
-            self._failed = True
-            fail(self._builder, error if error is not None else data)
+            self._fail(error if error is not None else data)
+        elif usage is not None:
+            self._done()

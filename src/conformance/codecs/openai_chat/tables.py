@@ -15,7 +15,18 @@ FINISH_REASONS: dict[str, StopReason] = {
     "function_call": "tool_use",
     "content_filter": "content_filter",
     "error": "error",
+    # wordings of OpenAI-compatible servers (vLLM, TGI, compatibility layers), matched lowercased
+    "eos": "stop",
+    "eos_token": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_use",
+    "model_length": "length",
+    "safety": "content_filter",
+    "recitation": "content_filter",
+    "abort": "error",
 }
+"""`finish_reason` → stop reason. A value not listed is `tool_use` when the message has tool calls,
+else `stop` (the response did finish); `raw_stop_reason` keeps the wire value either way."""
 
 # OpenAI-style `error.code` / `error.type` → kind (checked in that order).
 ERROR_CODES: dict[str, ErrorKind] = {
@@ -72,6 +83,3 @@ UPSTREAM_TYPES: dict[str, ErrorKind] = {
 
 AUTH_MESSAGES = re.compile(r"incorrect api key provided|invalid api key|api key not valid", re.IGNORECASE)
 """Auth failures some gateways send as a 400 with a generic code (xAI: "Incorrect API key provided: …")."""
-
-NON_RETRYABLE_CODES: frozenset[str] = frozenset({"insufficient_quota"})
-"""429s that no wait will fix (billing): `provider_code` keeps the code so a retry policy sees it."""

@@ -7,15 +7,13 @@ to its results.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
+from conformance.codecs.tool_ids import id_map, ordered_ids
 from conformance.model import AssistantMessage, Message, ToolCallBlock, ToolResultMessage
 from conformance.runtime.repair.base import Action, Loss, RepairContext, call_owners
 
 THOUGHT_SUFFIX = "__thought__"
-_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_DEFAULT_HASH_LENGTH = 24
 
 
 def _with_call_ids(message: AssistantMessage, ids: list[str]) -> AssistantMessage:
@@ -110,50 +108,17 @@ def unique_call_ids(messages: list[Message], ctx: RepairContext) -> tuple[list[M
     return out, actions
 
 
-def _hash_id(original: str, length: int, salt: int) -> str:
-    digest = int.from_bytes(hashlib.sha256(f"{original}\x00{salt}".encode()).digest(), "big")
-    chars = []
-    for _ in range(length):
-        digest, rest = divmod(digest, len(_ALPHABET))
-        chars.append(_ALPHABET[rest])
-    return "".join(chars)
-
-
-def target_id(original: str, pattern: str, length: int | None, taken: set[str]) -> str | None:
-    """A deterministic id matching `pattern` for `original`, not in `taken`; None if none fits."""
-    candidates = [] if length is not None else [re.sub(r"[^A-Za-z0-9_-]", "_", original)]
-    for salt in range(4):
-        hashed = _hash_id(original, length or _DEFAULT_HASH_LENGTH, salt)
-        candidates += [hashed] if length is not None else [f"call_{hashed}", hashed]
-    for candidate in candidates:
-        if re.fullmatch(pattern, candidate) and candidate not in taken:
-            return candidate
-    return None
-
-
 def rewrite_tool_ids(messages: list[Message], ctx: RepairContext) -> tuple[list[Message], list[Action]]:
     """Rewrite ids that do not fully match ``profile.tool_id_pattern`` (calls and results alike)."""
     pattern = ctx.profile.tool_id_pattern
     if pattern is None:
         return messages, []
-    ordered: list[str] = []
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            ordered += [b.id for b in message.content if isinstance(b, ToolCallBlock)]
-        elif isinstance(message, ToolResultMessage):
-            ordered.append(message.tool_call_id)
-    taken = {x for x in ordered if re.fullmatch(pattern, x)}
-    mapping: dict[str, str] = {}
-    actions: list[Action] = []
-    for original in dict.fromkeys(ordered):
-        if original in taken:
-            continue
-        new_id = target_id(original, pattern, ctx.profile.tool_id_length, taken)
-        if new_id is None:
-            actions.append(Loss("rewrite_tool_ids", -1, f"no id matching {pattern!r} found for {original!r}; kept"))
-            continue
-        taken.add(new_id)
-        mapping[original] = new_id
+    mapping = id_map(messages, pattern, ctx.profile.tool_id_length)
+    actions: list[Action] = [
+        Loss("rewrite_tool_ids", -1, f"no id matching {pattern!r} found for {original!r}; kept")
+        for original in ordered_ids(messages)
+        if original not in mapping and not re.fullmatch(pattern, original)
+    ]
     out: list[Message] = []
     for i, message in enumerate(messages):
         if isinstance(message, AssistantMessage):
