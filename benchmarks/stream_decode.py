@@ -5,13 +5,15 @@ multibyte characters, interleaved tool-call argument fragments, usage), then tim
 process, on the same bytes fed in 16 KiB chunks:
 
 - floor: split the body into lines and `orjson.loads` every `data:` payload (no semantics);
-- ours: `conformance` SSE decoding + the dialect's accumulator, to the final message;
+- ours: `conformance` SSE decoding + the dialect's accumulator, to the final message, building
+  every stream event on the way (`events`), and as the harness and runtime run it, with only the
+  final message wanted (`message`: `codec.stream(profile, events=False)`);
 - sdk: the official SDK parsing the same bytes offline (through its `httpx2` client and a mock
   transport) and accumulating its final message.
 
 Prints MB/s medians over the repeats and the ratios to the floor. Run:
 
-    python benchmarks/stream_decode.py [--events 20000] [--repeat 7]
+    python benchmarks/stream_decode.py [--events 20000] [--repeat 11]
 """
 
 from __future__ import annotations
@@ -141,12 +143,12 @@ def floor(body: bytes) -> int:
     return n
 
 
-def ours(provider: str) -> Callable[[bytes], Any]:
+def ours(provider: str, *, events: bool) -> Callable[[bytes], Any]:
     profile = get_profile(provider)
     codec = codec_for(profile)
 
     def run(body: bytes) -> Any:
-        acc = codec.stream(profile)
+        acc = codec.stream(profile, events=events)
         for chunk in chunks_of(body):
             acc.feed(chunk)
         return acc.finish()
@@ -175,39 +177,43 @@ def sdk_anthropic(body: bytes) -> Any:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=chunks_of(body))
 
     client = anthropic.Anthropic(api_key="bench", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-    with client.messages.stream(model="claude-sonnet-4-5", max_tokens=10, messages=[]) as stream:
+    with client.messages.stream(model="claude-sonnet-4-6", max_tokens=10, messages=[]) as stream:
         return stream.get_final_message()
 
 
-def median_mbps(fn: Callable[[bytes], Any], body: bytes, repeat: int) -> float:
-    times: list[float] = []
+def medians_mbps(fns: list[Callable[[bytes], Any]], body: bytes, repeat: int) -> list[float]:
+    """MB/s medians, the functions timed in turn within each repeat so they share the machine's noise."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn(body)
-        times.append(time.perf_counter() - start)
-    return len(body) / statistics.median(times) / 1e6
+        for fn, out in zip(fns, times, strict=True):
+            start = time.perf_counter()
+            fn(body)
+            out.append(time.perf_counter() - start)
+    return [len(body) / statistics.median(t) / 1e6 for t in times]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--events", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=11)
     args = parser.parse_args()
     cases: list[tuple[str, bytes, Callable[[bytes], Any]]] = [
         ("openai", openai_stream(args.events), sdk_openai),
         ("anthropic", anthropic_stream(args.events), sdk_anthropic),
     ]
     print(
-        f"{'stream':<10} {'MB':>6} {'floor MB/s':>11} {'ours MB/s':>10} {'sdk MB/s':>9}"
-        f" {'ours/floor':>11} {'ours/sdk':>9}"
+        f"{'stream':<10} {'MB':>5} {'floor MB/s':>10} {'events MB/s':>11} {'message MB/s':>12} {'sdk MB/s':>8}"
+        f" {'events/floor':>12} {'message/floor':>13} {'events/sdk':>10}"
     )
     for name, body, sdk in cases:
-        run_ours = ours(name)
-        ours(name)(body)  # warm up imports and caches
-        f = median_mbps(floor, body, args.repeat)
-        o = median_mbps(run_ours, body, args.repeat)
-        s = median_mbps(sdk, body, max(3, args.repeat // 2))
-        print(f"{name:<10} {len(body) / 1e6:>6.2f} {f:>11.1f} {o:>10.1f} {s:>9.1f} {o / f:>10.2f}x {o / s:>8.2f}x")
+        with_events, message_only = ours(name, events=True), ours(name, events=False)
+        with_events(body)  # warm up imports and caches
+        f, e, m = medians_mbps([floor, with_events, message_only], body, args.repeat)
+        (s,) = medians_mbps([sdk], body, max(3, args.repeat // 2))
+        print(
+            f"{name:<10} {len(body) / 1e6:>5.2f} {f:>10.1f} {e:>11.1f} {m:>12.1f} {s:>8.1f}"
+            f" {e / f:>11.2f}x {m / f:>12.2f}x {e / s:>9.1f}x"
+        )
 
 
 if __name__ == "__main__":

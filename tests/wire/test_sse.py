@@ -119,3 +119,61 @@ def test_every_single_split_point() -> None:
 
 def test_one_byte_at_a_time() -> None:
     assert decode_in([bytes([b]) for b in SAMPLE]) == parse_sse(SAMPLE)
+
+
+def reference_events(text: str) -> list[SSEEvent]:
+    """The WHATWG algorithm line by line (LF endings only), plus the final undispatched event."""
+    events: list[SSEEvent] = []
+    data: list[str] = []
+    name, last_id, retry = "", None, None
+    for line in [*text.split("\n"), ""]:
+        if not line:
+            if data:
+                events.append(SSEEvent(name or "message", "\n".join(data), last_id, retry))
+            data, name, retry = [], "", None
+            continue
+        if line.startswith(":"):
+            continue
+        field, colon, value = line.partition(":")
+        value = value[1:] if colon and value.startswith(" ") else value
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            name = value
+        elif field == "id" and "\0" not in value:
+            last_id = value
+        elif field == "retry" and value.isascii() and value.isdigit():
+            retry = int(value)
+    return events
+
+
+LINES = st.sampled_from(
+    [
+        "",
+        "",
+        "data: x",
+        'data: {"a": "é☕"}',
+        "data:y",
+        "data",
+        "data: ",
+        "event: delta",
+        "event: ",
+        "event:",
+        "event: error",
+        "id: 7",
+        "id",
+        "retry: 30",
+        "retry: x",
+        ": keep-alive",
+        "other: z",
+    ]
+)
+
+
+@given(st.lists(LINES, max_size=40), st.lists(st.integers(min_value=0, max_value=400), max_size=8))
+def test_lf_streams_match_the_line_by_line_algorithm(lines: list[str], cuts: list[int]) -> None:
+    """Events read as whole blocks (the LF fast path) are the events the spec's line loop gives."""
+    body = "\n".join(lines).encode()
+    points = sorted({min(c, len(body)) for c in cuts})
+    chunks = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
+    assert decode_in(chunks) == reference_events("\n".join(lines))

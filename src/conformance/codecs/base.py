@@ -43,13 +43,20 @@ class StreamAccumulator(Protocol):
         ...
 
 
+class StreamFactory(Protocol):
+    def __call__(self, profile: ProviderProfile, *, events: bool = True) -> StreamAccumulator:
+        """A fresh accumulator; `events=False` when only the final message is wanted (no stream
+        events are built, and `feed` returns an empty list)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Codec:
     dialect: str
     encode: Callable[[Conversation, ProviderProfile], WireRequest]
     decode: Callable[[Any, ProviderProfile], AssistantMessage]
     """Parsed JSON body of a successful non-streaming response → message."""
-    stream: Callable[[ProviderProfile], StreamAccumulator]
+    stream: StreamFactory
     classify: Callable[[int, Mapping[str, str], bytes, ProviderProfile], ProviderError]
     stream_content_types: tuple[str, ...] = ("text/event-stream",)
 
@@ -94,7 +101,7 @@ def decode_response(
     if status >= 400:
         return Outcome(error=codec.classify(status, headers, body, profile))
     if is_stream(codec, headers, stream_hint):
-        acc = codec.stream(profile)
+        acc = codec.stream(profile, events=False)  # only the message is kept
         for chunk in chunks if chunks is not None else [body]:
             acc.feed(chunk)
         return Outcome.of(acc.finish())

@@ -9,7 +9,7 @@ contract's deterministic `call_<n>` ids. One builder per response; never reused.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,6 +35,13 @@ from conformance.model import (
 PartKind = Literal["text", "thinking", "redacted_thinking", "tool_call"]
 
 
+_DELTA_EVENTS: dict[PartKind, type[TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent]] = {
+    "text": TextDeltaEvent,
+    "thinking": ThinkingDeltaEvent,
+    "tool_call": ToolCallDeltaEvent,
+}
+
+
 @dataclass(slots=True)
 class _Part:
     kind: PartKind
@@ -46,10 +53,14 @@ class _Part:
     arguments: Any = None
     """Arguments given whole (object providers); wins over streamed chunks."""
     closed: bool = False
+    delta_event: type[TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent] | None = None
+    """The event a delta of this part emits (None: the part takes no deltas)."""
 
 
 class MessageBuilder:
-    def __init__(self, *, provider: str | None = None, model: str | None = None) -> None:
+    def __init__(self, *, provider: str | None = None, model: str | None = None, events: bool = True) -> None:
+        self.emits = events
+        """False: no stream events are built (a consumer that wants only the final message)."""
         self.provider = provider
         self.model = model
         self.usage: Usage | None = None
@@ -71,15 +82,30 @@ class MessageBuilder:
     def _part(self, key: Hashable, kind: PartKind) -> _Part:
         part = self._parts.get(key)
         if part is None:
-            part = _Part(kind, len(self._parts))
+            part = _Part(kind, len(self._parts), delta_event=_DELTA_EVENTS.get(kind))
             self._parts[key] = part
         return part
+
+    def append(self, key: Hashable, kind: PartKind, delta: str) -> bool:
+        """Extend the existing `kind` part at `key` with a delta (the hot path of every stream).
+
+        False, with nothing changed, when there is no such part: the caller then takes its general
+        path, which opens parts and reports mismatches."""
+        part = self._parts.get(key)
+        if part is None or part.kind != kind or part.delta_event is None:
+            return False
+        if delta:
+            part.chunks.append(delta)
+            if self.emits:
+                self.events.append(part.delta_event(part.position, delta))
+        return True
 
     def text(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
         part = self._part(key, "text")
         if delta:
             part.chunks.append(delta)
-            self.events.append(TextDeltaEvent(index=part.position, delta=delta))
+            if self.emits:
+                self.events.append(TextDeltaEvent(part.position, delta))
         if signature:
             part.signature = signature
 
@@ -87,7 +113,8 @@ class MessageBuilder:
         part = self._part(key, "thinking")
         if delta:
             part.chunks.append(delta)
-            self.events.append(ThinkingDeltaEvent(index=part.position, delta=delta))
+            if self.emits:
+                self.events.append(ThinkingDeltaEvent(part.position, delta))
         if signature:
             part.signature = signature
 
@@ -117,11 +144,12 @@ class MessageBuilder:
             part.tool_id = id
         if part.name is None and name:
             part.name = name
-        if new:
+        if new and self.emits:
             self.events.append(ToolCallStartEvent(index=part.position, id=part.tool_id, name=part.name))
         if arguments_delta:
             part.chunks.append(arguments_delta)
-            self.events.append(ToolCallDeltaEvent(index=part.position, delta=arguments_delta))
+            if self.emits:
+                self.events.append(ToolCallDeltaEvent(part.position, arguments_delta))
         if arguments is not None:
             part.arguments = arguments
         if signature:
@@ -131,9 +159,21 @@ class MessageBuilder:
         part = self._parts.get(key)
         if part is not None and part.kind == "tool_call" and not part.closed:
             part.closed = True
-            self.events.append(ToolCallEndEvent(index=part.position))
+            if self.emits:
+                self.events.append(ToolCallEndEvent(index=part.position))
 
     # message-level ---------------------------------------------------------------------------
+
+    def emit(self, event: Callable[[], StreamEvent]) -> None:
+        """Add a message-level event (start, done, error), built only when events are wanted."""
+        if self.emits:
+            self.events.append(event())
+
+    def new_events(self) -> list[StreamEvent]:
+        """The events added since the last call (each handed out once)."""
+        events = self.events
+        self.events = []
+        return events
 
     def set_stop(self, raw: str | None, normalized: StopReason | None) -> None:
         self.raw_stop_reason = raw

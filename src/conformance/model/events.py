@@ -1,69 +1,77 @@
 """Stream events, emitted by the shared message builder as a stream is decoded.
 
-Plain frozen dataclasses rather than pydantic models: a long stream makes one per delta, they are
-built from values the decoder already checked, and they are not part of the JSON contract.
+Plain slotted dataclasses rather than pydantic models: a long stream makes one per delta, they are
+built from values the decoder already checked, and they are not part of the JSON contract. They
+are not `frozen` (that triples the cost of building one) and their `type` is a class attribute,
+not a field; treat them as read-only values.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from conformance.model.errors import ProviderError
 from conformance.model.messages import AssistantMessage
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class StartEvent:
-    type: Literal["start"] = "start"
+    type: ClassVar[Literal["start"]] = "start"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True)
 class TextDeltaEvent:
+    """Built positionally on the hot path: `TextDeltaEvent(index, delta)`."""
+
     index: int
     delta: str
-    type: Literal["text_delta"] = "text_delta"
+    type: ClassVar[Literal["text_delta"]] = "text_delta"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True)
 class ThinkingDeltaEvent:
+    """Built positionally on the hot path: `ThinkingDeltaEvent(index, delta)`."""
+
     index: int
     delta: str
-    type: Literal["thinking_delta"] = "thinking_delta"
+    type: ClassVar[Literal["thinking_delta"]] = "thinking_delta"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ToolCallStartEvent:
     index: int
     id: str | None
     name: str | None
-    type: Literal["toolcall_start"] = "toolcall_start"
+    type: ClassVar[Literal["toolcall_start"]] = "toolcall_start"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True)
 class ToolCallDeltaEvent:
+    """Built positionally on the hot path: `ToolCallDeltaEvent(index, delta)`."""
+
     index: int
     delta: str
-    type: Literal["toolcall_delta"] = "toolcall_delta"
+    type: ClassVar[Literal["toolcall_delta"]] = "toolcall_delta"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ToolCallEndEvent:
     index: int
-    type: Literal["toolcall_end"] = "toolcall_end"
+    type: ClassVar[Literal["toolcall_end"]] = "toolcall_end"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class DoneEvent:
     message: AssistantMessage
-    type: Literal["done"] = "done"
+    type: ClassVar[Literal["done"]] = "done"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ErrorEvent:
     error: ProviderError
     partial: AssistantMessage | None = None
-    type: Literal["error"] = "error"
+    type: ClassVar[Literal["error"]] = "error"
 
 
 StreamEvent = (

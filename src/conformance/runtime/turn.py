@@ -132,7 +132,7 @@ async def _send(
                 return response.status_code, Outcome(
                     error=codec.classify(response.status_code, dict(response.headers), error_body, profile)
                 )
-            accumulator = codec.stream(profile)  # fresh for every response
+            accumulator = codec.stream(profile, events=False)  # fresh for every response
             try:
                 async for chunk in response.aiter_bytes():
                     accumulator.feed(chunk)

@@ -21,10 +21,17 @@ from dataclasses import dataclass
 from conformance.exceptions import WireFormatError
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_SIMPLE_EVENT = re.compile(r"(?:(?<=\n\n)|^)(?:event: ([^\n]*)\n)?data: ([^\n]*)(?=\n\n|\Z)")
+"""A whole event of one optional `event:` line and one `data:` line (the shape providers send)."""
+
+SSEFrame = tuple[str, str, str | None, int | None]
+"""An event as `(event, data, id, retry)`: what `frames` returns, without building objects."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SSEEvent:
+    """One dispatched event (read-only by convention; not `frozen`, which makes it slow to build)."""
+
     event: str
     data: str
     id: str | None = None
@@ -48,6 +55,13 @@ class SSEDecoder:
         """Comment lines seen (without the colon), e.g. keep-alives."""
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
+        return [SSEEvent(*frame) for frame in self.frames(chunk)]
+
+    def finish(self) -> list[SSEEvent]:
+        return [SSEEvent(*frame) for frame in self.finish_frames()]
+
+    def frames(self, chunk: bytes) -> list[SSEFrame]:
+        """`feed` as tuples (the codecs' hot path)."""
         try:
             text = self._utf8.decode(chunk)
         except UnicodeDecodeError as exc:
@@ -57,7 +71,8 @@ class SSEDecoder:
         self._offset += len(chunk)
         return self._feed_text(text)
 
-    def finish(self) -> list[SSEEvent]:
+    def finish_frames(self) -> list[SSEFrame]:
+        """`finish` as tuples."""
         try:
             rest = self._utf8.decode(b"", final=True)
         except UnicodeDecodeError:
@@ -69,7 +84,7 @@ class SSEDecoder:
         self._dispatch(out)
         return out
 
-    def _feed_text(self, text: str) -> list[SSEEvent]:
+    def _feed_text(self, text: str) -> list[SSEFrame]:
         if not self._started and text:
             self._started = True
             if text[0] == "\ufeff":
@@ -79,7 +94,7 @@ class SSEDecoder:
             if text[0] == "\n":
                 text = text[1:]
         buf = self._tail + text if self._tail else text
-        out: list[SSEEvent] = []
+        out: list[SSEFrame] = []
         if "\r" not in buf:
             return self._feed_lf(buf, out)
         pos = 0
@@ -91,8 +106,42 @@ class SSEDecoder:
         self._tail = buf[pos:]
         return out
 
-    def _feed_lf(self, buf: str, out: list[SSEEvent]) -> list[SSEEvent]:
-        """The common case (LF line endings only), with `data:` lines handled inline."""
+    def _feed_lf(self, buf: str, out: list[SSEFrame]) -> list[SSEFrame]:
+        """The common case (LF line endings only): whole events between blank lines are read as
+        blocks, the usual `event:`/`data:` shapes without a per-line loop; the rest line by line."""
+        end = buf.rfind("\n\n")
+        if end < 0:
+            return self._lines_lf(buf, out)
+        start = 0
+        if self._data or self._event or self._retry is not None:  # finish the event in progress
+            start = buf.find("\n\n") + 2
+            self._lines_lf(buf[:start], out)
+        if start < end:
+            last_id = self._last_id
+            region = buf[start:end]
+            if region.startswith("event: "):
+                simple = _SIMPLE_EVENT.findall(region)
+                if len(simple) == region.count("\n\n") + 1:  # every event has the simple shape
+                    out += [(event or "message", data, last_id, None) for event, data in simple]
+                    return self._lines_lf(buf[end + 2 :], out)
+            for block in region.split("\n\n"):
+                if block.startswith("data: "):
+                    if "\n" not in block:
+                        out.append(("message", block[6:], last_id, None))
+                        continue
+                elif block.startswith("event: "):
+                    nl = block.find("\n")
+                    if nl > 0 and block.startswith("data: ", nl + 1) and block.find("\n", nl + 1) < 0:
+                        out.append((block[7:nl] or "message", block[nl + 7 :], last_id, None))
+                        continue
+                for line in block.split("\n"):
+                    self._line(line, out)
+                self._dispatch(out)
+                last_id = self._last_id
+        return self._lines_lf(buf[end + 2 :], out)
+
+    def _lines_lf(self, buf: str, out: list[SSEFrame]) -> list[SSEFrame]:
+        """Line by line, `data:` lines inline; the unfinished last line is kept for the next chunk."""
         lines = buf.split("\n")
         self._tail = lines.pop()
         data = self._data
@@ -103,13 +152,13 @@ class SSEDecoder:
                 self._line(line, out)
             else:
                 if data:
-                    out.append(SSEEvent(self._event or "message", "\n".join(data), self._last_id, self._retry))
+                    out.append((self._event or "message", "\n".join(data), self._last_id, self._retry))
                     data.clear()
                 self._event = ""
                 self._retry = None
         return out
 
-    def _line(self, line: str, out: list[SSEEvent]) -> None:
+    def _line(self, line: str, out: list[SSEFrame]) -> None:
         if not line:
             self._dispatch(out)
             return
@@ -132,9 +181,9 @@ class SSEDecoder:
         elif field == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
 
-    def _dispatch(self, out: list[SSEEvent]) -> None:
+    def _dispatch(self, out: list[SSEFrame]) -> None:
         if self._data:
-            out.append(SSEEvent(self._event or "message", "\n".join(self._data), self._last_id, self._retry))
+            out.append((self._event or "message", "\n".join(self._data), self._last_id, self._retry))
             self._data.clear()
         self._event = ""
         self._retry = None

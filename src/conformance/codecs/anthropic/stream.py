@@ -31,7 +31,7 @@ from conformance.model import (
     StartEvent,
     StreamEvent,
 )
-from conformance.wire import SSEDecoder, SSEEvent
+from conformance.wire import SSEDecoder
 
 # delta type → the part kind it extends
 _DELTA_KINDS: dict[str, PartKind] = {
@@ -42,20 +42,26 @@ _DELTA_KINDS: dict[str, PartKind] = {
 }
 
 
+# delta type → (its text field, the part kind it extends), for the deltas taken on the hot path
+_FAST_DELTAS: dict[str, tuple[str, PartKind]] = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
+    "input_json_delta": ("partial_json", "tool_call"),
+}
+
+
 class AnthropicStream:
     """Per-stream state; one instance per response, never reused."""
 
-    def __init__(self, profile: ProviderProfile) -> None:
-        self._builder = MessageBuilder(provider=profile.name)
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        self._builder = MessageBuilder(provider=profile.name, events=events)
         self._sse = SSEDecoder()
-        self._emitted = 0
         self._frames = 0
         self._usage: dict[str, Any] | None = None
         self._skipped: set[int] = set()
         """Indices of blocks without a canonical form; their deltas are skipped too."""
         self._placeholders: dict[int, dict[str, Any]] = {}
-        """`tool_use.input` of `content_block_start`, used only if no `input_json_delta` follows."""
-        self._streamed: set[int] = set()
+        """`tool_use.input` of `content_block_start`, dropped by the block's first `input_json_delta`."""
         self._ended = False
         self._truncated = False
         self._error: ProviderError | None = None
@@ -63,18 +69,19 @@ class AnthropicStream:
     # public ----------------------------------------------------------------------------------
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
-        for frame in self._sse.feed(chunk):
-            self._frame(frame, final=False)
-        return self._new_events()
+        frame = self._frame
+        for event, data, _, _ in self._sse.frames(chunk):
+            frame(event, data, False)
+        return self._builder.new_events()
 
     def finish(self) -> AssistantMessage:
         try:
-            frames = self._sse.finish()
+            frames = self._sse.finish_frames()
         except WireFormatError as exc:  # the bytes stop inside a UTF-8 sequence: a cut stream
             frames = []
             self._interrupt(f"stream ends mid-character ({exc})")
-        for frame in frames:
-            self._frame(frame, final=True)
+        for event, data, _, _ in frames:
+            self._frame(event, data, True)
         if not self._ended:
             cut = " (the last event is incomplete)" if self._truncated else ""
             self._interrupt(f"stream ended without `{END_EVENT}`{cut}")
@@ -82,24 +89,35 @@ class AnthropicStream:
 
     # frames ----------------------------------------------------------------------------------
 
-    def _frame(self, frame: SSEEvent, *, final: bool) -> None:
+    def _frame(self, event: str, raw: str, final: bool) -> None:
         self._frames += 1
         if self._ended:
             return
-        where = f"stream event {self._frames} ({frame.event})"
         try:
-            data = orjson.loads(frame.data)
+            data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             if final:  # the last frame of a cut stream; finish() reports the interruption
                 self._truncated = True
                 return
-            raise WireFormatError(f"data is not valid JSON ({exc})", where=where) from None
-        if frame.event == "error" or (isinstance(data, dict) and data.get("type") == "error"):
+            raise WireFormatError(f"data is not valid JSON ({exc})", where=self._where(event)) from None
+        if data.__class__ is dict and data.get("type") == "content_block_delta" and event != "error":
+            # The hot path, inline: a text, thinking or tool-input delta extending its open block.
+            index = data.get("index")
+            delta: Any = data.get("delta")
+            fast = _FAST_DELTAS.get(delta.get("type")) if delta.__class__ is dict else None  # type: ignore[arg-type]
+            if fast is not None and index.__class__ is int:
+                value = delta.get(fast[0])
+                if value.__class__ is str and self._builder.append(index, fast[1], value):
+                    if self._placeholders and fast[1] == "tool_call":
+                        self._placeholders.pop(index, None)
+                    return
+        where = self._where(event)
+        if event == "error" or (isinstance(data, dict) and data.get("type") == "error"):
             self._fail(error_from_payload(data, status=None))
             return
         payload = as_object(data, where)
         kind = payload.get("type")
-        handler = _HANDLERS.get(kind if isinstance(kind, str) else frame.event)
+        handler = _HANDLERS.get(kind if isinstance(kind, str) else event)
         if handler is not None:
             handler(self, payload, where)
 
@@ -108,7 +126,7 @@ class AnthropicStream:
         model = message.get("model")
         if isinstance(model, str):
             self._builder.model = model
-        self._builder.events.append(StartEvent())
+        self._builder.emit(StartEvent)
         usage = message.get("usage")
         if isinstance(usage, dict):
             self._set_usage(usage)
@@ -121,23 +139,10 @@ class AnthropicStream:
         elif block.get("type") == "tool_use" and isinstance(block.get("input"), dict) and block["input"]:
             self._placeholders[index] = block["input"]
 
+    def _where(self, event: str) -> str:
+        return f"stream event {self._frames} ({event})"
+
     def _block_delta(self, payload: dict[str, Any], where: str) -> None:
-        index = payload.get("index")
-        delta = payload.get("delta")
-        if type(index) is int and isinstance(delta, dict) and index not in self._skipped:
-            # The common deltas, checked against their block's kind without building error text.
-            kind = delta.get("type")
-            if kind == "text_delta" and self._builder.kind_of(index) == "text":
-                text = delta.get("text")
-                if isinstance(text, str):
-                    self._builder.text(index, text)
-                    return
-            elif kind == "input_json_delta" and self._builder.kind_of(index) == "tool_call":
-                fragment = delta.get("partial_json")
-                if isinstance(fragment, str):
-                    self._streamed.add(index)
-                    self._builder.tool_call(index, arguments_delta=fragment)
-                    return
         index = _index(payload, where)
         if index in self._skipped:
             return
@@ -156,7 +161,7 @@ class AnthropicStream:
         elif delta["type"] == "signature_delta":
             b.signature(index, _text(delta, "signature", where))
         else:
-            self._streamed.add(index)
+            self._placeholders.pop(index, None)
             b.tool_call(index, arguments_delta=_text(delta, "partial_json", where))
 
     def _block_stop(self, payload: dict[str, Any], where: str) -> None:
@@ -174,7 +179,7 @@ class AnthropicStream:
 
     def _message_stop(self, payload: dict[str, Any], where: str) -> None:
         self._ended = True
-        self._builder.events.append(DoneEvent(message=self._message()))
+        self._builder.emit(lambda: DoneEvent(message=self._message()))
 
     # state -----------------------------------------------------------------------------------
 
@@ -184,14 +189,14 @@ class AnthropicStream:
 
     def _settle_placeholder(self, index: int) -> None:
         placeholder = self._placeholders.pop(index, None)
-        if placeholder is not None and index not in self._streamed:
+        if placeholder is not None:
             self._builder.tool_call(index, arguments=placeholder)
 
     def _fail(self, error: ProviderError) -> None:
         self._ended = True
         self._error = error
         self._builder.set_stop(None, "error")
-        self._builder.events.append(ErrorEvent(error=error, partial=self._message()))
+        self._builder.emit(lambda: ErrorEvent(error=error, partial=self._message()))
 
     def _interrupt(self, message: str) -> None:
         if self._ended:
@@ -205,11 +210,6 @@ class AnthropicStream:
             self._settle_placeholder(index)
         self._builder.error = self._error
         return self._builder.build()
-
-    def _new_events(self) -> list[StreamEvent]:
-        events = self._builder.events[self._emitted :]
-        self._emitted = len(self._builder.events)
-        return events
 
 
 def _index(payload: dict[str, Any], where: str) -> int:

@@ -57,8 +57,8 @@ def usage_from(meta: dict[str, Any]) -> Usage:
 class ResponseReader:
     """Per-answer state. Feed response objects in order with `response()`."""
 
-    def __init__(self, profile: ProviderProfile) -> None:
-        self.builder = MessageBuilder(provider=profile.name)
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        self.builder = MessageBuilder(provider=profile.name, events=events)
         self.finished = False
         """A finish reason (or a prompt block) arrived and no content after it."""
         self.unsupported_parts: list[str] = []

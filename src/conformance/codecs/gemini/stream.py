@@ -9,19 +9,17 @@ from __future__ import annotations
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.gemini.framing import Frame, GeminiFramer
 from conformance.codecs.gemini.reader import ResponseReader
-from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
+from conformance.codecs.lifecycle import Lifecycle
+from conformance.model import AssistantMessage, ProviderError, StreamEvent
 
 
 class GeminiStream:
     """One per response; never reused."""
 
-    def __init__(self, profile: ProviderProfile) -> None:
-        self._reader = ResponseReader(profile)
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        self._reader = ResponseReader(profile, events=events)
         self._framer = GeminiFramer()
-        self._started = False
-        self._emitted = 0
-        self._error_sent = False
-        self._done_sent = False
+        self._life = Lifecycle(self._reader.builder)
 
     @property
     def unsupported_parts(self) -> list[str]:
@@ -37,28 +35,12 @@ class GeminiStream:
         return self._reader.message()
 
     def _handle(self, frames: list[Frame]) -> list[StreamEvent]:
-        out: list[StreamEvent] = []
         for frame in frames:
-            if not self._started:
-                self._started = True
-                out.append(StartEvent())
+            self._life.start()
             if frame.error is not None:
                 kind = "stream_interrupted" if frame.final else "server"
                 self._reader.fail(ProviderError(kind=kind, message=f"{frame.where}: {frame.error}"))
             else:
                 self._reader.response(frame.value)
-            out.extend(self._new_builder_events())
-            builder = self._reader.builder
-            if builder.error is not None and not self._error_sent:
-                self._error_sent = True
-                out.append(ErrorEvent(error=builder.error, partial=self._reader.message()))
-            elif self._reader.finished and builder.error is None and not self._done_sent:
-                self._done_sent = True
-                out.append(DoneEvent(message=self._reader.message()))
-            out.extend(self._new_builder_events())
-        return out
-
-    def _new_builder_events(self) -> list[StreamEvent]:
-        events = self._reader.builder.events[self._emitted :]
-        self._emitted = len(self._reader.builder.events)
-        return events
+            self._life.settle(self._reader.finished, self._reader.message)
+        return self._reader.builder.new_events()

@@ -22,9 +22,9 @@ _TextKind = Literal["text", "thinking"]
 
 
 class RecordReader:
-    def __init__(self, profile: ProviderProfile) -> None:
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
         self.profile = profile
-        self.builder = MessageBuilder(provider=profile.name)
+        self.builder = MessageBuilder(provider=profile.name, events=events)
         self.done = False
         self._run: tuple[_TextKind, int] | None = None
         self._next_key = 0

@@ -8,21 +8,19 @@ is corruption when a newline completed it, and a cut when it is the unterminated
 from __future__ import annotations
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.lifecycle import Lifecycle
 from conformance.codecs.ollama.reader import RecordReader
-from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
+from conformance.model import AssistantMessage, ProviderError, StreamEvent
 from conformance.wire import NDJSONDecoder, NDJSONRecord
 
 
 class OllamaStream:
     """One per response; never reused."""
 
-    def __init__(self, profile: ProviderProfile) -> None:
-        self._reader = RecordReader(profile)
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        self._reader = RecordReader(profile, events=events)
         self._decoder = NDJSONDecoder()
-        self._started = False
-        self._emitted = 0
-        self._error_sent = False
-        self._done_sent = False
+        self._life = Lifecycle(self._reader.builder)
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         return self._handle(self._decoder.feed(chunk), final=False)
@@ -34,11 +32,8 @@ class OllamaStream:
         return self._reader.message()
 
     def _handle(self, records: list[NDJSONRecord], *, final: bool) -> list[StreamEvent]:
-        out: list[StreamEvent] = []
         for rec in records:
-            if not self._started:
-                self._started = True
-                out.append(StartEvent())
+            self._life.start()
             where = f"line {rec.line}"
             if rec.error is not None:
                 cut = final and not self._reader.done
@@ -50,18 +45,5 @@ class OllamaStream:
                 )
             else:
                 self._reader.record(rec.value, where=where)
-            out.extend(self._new_builder_events())
-            builder = self._reader.builder
-            if builder.error is not None and not self._error_sent:
-                self._error_sent = True
-                out.append(ErrorEvent(error=builder.error, partial=self._reader.message()))
-            elif self._reader.done and builder.error is None and not self._done_sent:
-                self._done_sent = True
-                out.append(DoneEvent(message=self._reader.message()))
-            out.extend(self._new_builder_events())
-        return out
-
-    def _new_builder_events(self) -> list[StreamEvent]:
-        events = self._reader.builder.events[self._emitted :]
-        self._emitted = len(self._reader.builder.events)
-        return events
+            self._life.settle(self._reader.done, self._reader.message)
+        return self._reader.builder.new_events()

@@ -30,6 +30,7 @@ class ChoiceState:
         self.refused = False
         self._segment = 0
         self._last_kind: str | None = None
+        self._segment_key: tuple[str, int] = ("", 0)
         self._index_ids: dict[int, Hashable] = {}
         self._last_tool: Hashable | None = None
         self._anonymous = 0
@@ -42,7 +43,14 @@ class ChoiceState:
         if kind != self._last_kind:
             self._segment += 1
             self._last_kind = kind
-        return (kind, self._segment)
+            self._segment_key = (kind, self._segment)
+        return self._segment_key
+
+    def text(self, text: str) -> None:
+        """The common delta: plain text with no tag splitting."""
+        key = self._segment_key if self._last_kind == "text" else self._key("text")
+        if not self.builder.append(key, "text", text):
+            self.builder.text(key, text)
 
     def add(self, kind: Kind, text: str, *, signature: str | None = None) -> None:
         if not text and not signature:
@@ -126,7 +134,8 @@ class ChoiceState:
         if fragment.__class__ is not str:
             return False
         self._last_tool = key
-        self.builder.tool_call(key, arguments_delta=fragment)
+        if not self.builder.append(key, "tool_call", fragment):
+            self.builder.tool_call(key, arguments_delta=fragment)
         return True
 
     def _tool_key(self, call_id: str | None, index: int | None, named: bool) -> Hashable:

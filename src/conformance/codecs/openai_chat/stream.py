@@ -27,46 +27,41 @@ from conformance.codecs.openai_chat.content import ChoiceState, first_choice, us
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
-from conformance.wire import SSEDecoder, SSEEvent
+from conformance.wire import SSEDecoder
 
 
 class OpenAIChatStream:
     """Per-stream state; one instance per response, never reused."""
 
-    def __init__(self, profile: ProviderProfile) -> None:
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
         self._profile = profile
-        self._builder = MessageBuilder(provider=profile.name)
+        self._builder = MessageBuilder(provider=profile.name, events=events)
         self._state = ChoiceState(profile, self._builder)
         self._sse = SSEDecoder()
         self._frames = 0
-        self._emitted = 0
         self._started = False
         self._finished = False
         self._failed = False
         self._done_sent = False
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
-        for frame in self._sse.feed(chunk):
-            self._frame(frame)
-        return self._new_events()
+        frame = self._frame
+        for event, data, _, _ in self._sse.frames(chunk):
+            frame(event, data, False)
+        return self._builder.new_events()
 
     def finish(self) -> AssistantMessage:
         try:
-            frames = self._sse.finish()
+            frames = self._sse.finish_frames()
         except WireFormatError as exc:
             frames = []
             self._interrupt(f"stream ends mid-character ({exc})")
-        for frame in frames:
-            self._frame(frame, final=True)
+        for event, data, _, _ in frames:
+            self._frame(event, data, True)
         self._state.flush()
         if not self._finished and not self._failed:
             self._interrupt("stream ended before a finish_reason")
         return self._builder.build()
-
-    def _new_events(self) -> list[StreamEvent]:
-        events = self._builder.events[self._emitted :]
-        self._emitted = len(self._builder.events)
-        return events
 
     def _interrupt(self, message: str) -> None:
         if not self._failed:
@@ -76,25 +71,25 @@ class OpenAIChatStream:
     def _done(self) -> None:
         if self._finished and not self._failed and not self._done_sent:
             self._done_sent = True
-            self._builder.events.append(DoneEvent(message=self._builder.build()))
+            self._builder.emit(lambda: DoneEvent(message=self._builder.build()))
 
     def _fail(self, payload: Any) -> None:
         self._failed = True
         error = fail(self._builder, payload)
-        self._builder.events.append(ErrorEvent(error=error, partial=self._builder.build()))
+        self._builder.emit(lambda: ErrorEvent(error=error, partial=self._builder.build()))
 
-    def _frame(self, frame: SSEEvent, *, final: bool = False) -> None:
+    def _frame(self, event: str, raw: str, final: bool) -> None:
         self._frames += 1
         if self._failed:
             return
-        if frame.data == "[DONE]":
+        if raw == "[DONE]":
             self._done()
             return
         if not self._started:
             self._started = True
-            self._builder.events.append(StartEvent())
+            self._builder.emit(StartEvent)
         try:
-            data: Any = orjson.loads(frame.data)
+            data: Any = orjson.loads(raw)
         except orjson.JSONDecodeError:
             if final:  # the last frame of a cut stream, not corrupt data: finish() reports the cut
                 return
@@ -102,7 +97,9 @@ class OpenAIChatStream:
             return
         if not isinstance(data, dict):
             return
-        choice = first_choice(data)
+        choices = data.get("choices")
+        first = choices[0] if choices.__class__ is list and choices else None
+        choice = first if first.__class__ is dict and first.get("index", 0) == 0 else first_choice(data)
         model = data.get("model")
         if model is not None and model != self._builder.model and isinstance(model, str):
             self._builder.model = model
@@ -114,7 +111,8 @@ class OpenAIChatStream:
             if isinstance(delta, dict):
                 content = delta.get("content")
                 if len(delta) == 1 and content.__class__ is str and self._state.tags is None:
-                    self._state.add("text", content)  # the common delta: text only
+                    if content:
+                        self._state.text(content)  # the common delta: text only
                 elif len(delta) != 1 or not self._state.argument_fragment(delta.get("tool_calls")):
                     self._state.apply(delta)
             reason = choice.get("finish_reason")
@@ -124,7 +122,7 @@ class OpenAIChatStream:
                 set_finish(self._state, reason)
                 self._finished = True
         error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None
-        if error is not None or frame.event == "error":
+        if error is not None or event == "error":
             self._fail(error if error is not None else data)
         elif usage is not None:
             self._done()
