@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError, ScenarioError
-from conformance.harness.context import Check, HarnessContext, judge, result
+from conformance.harness.context import Check, HarnessContext, judge, result, unplayed_failure
 from conformance.model import Conversation, Outcome
 from conformance.replay.player import ReplayMismatch, ReplaySession
 from conformance.report.matrix import ScenarioResult
@@ -86,16 +86,9 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         split(response.body, scenario.spec.chunk_size),
         wire.stream,
     )
-    if unplayed:
-        return result(
-            scenario,
-            provider,
-            "fail",
-            f"interactions {unplayed} of the cassette were never played",
-            cassette=rel,
-            expected=expected,
-            actual=actual,
-        )
+    failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+    if failure is not None:
+        return failure
     try:
         actual = canonical_outcome(actual)
     except ValidationError as exc:

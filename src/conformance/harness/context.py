@@ -49,6 +49,13 @@ def result(
     )
 
 
+def unplayed_failure(scenario: Scenario, provider: str, unplayed: list[int], **fields: Any) -> ScenarioResult | None:
+    """A fail naming the cassette interactions the check never played; None when all were."""
+    if not unplayed:
+        return None
+    return result(scenario, provider, "fail", f"interactions {unplayed} of the cassette were never played", **fields)
+
+
 def judge(
     scenario: Scenario,
     provider: str,

@@ -21,7 +21,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 
 from conformance.capabilities import get_profile
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, judge, result
+from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
 from conformance.replay.cassette import load_cassette
 from conformance.replay.player import make_vcr
@@ -91,14 +91,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
             )
         unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]
     actual = _canonical({**turn.to_json(), "elapsed_s": clock.now()})
-    if unplayed:
-        return result(
-            scenario,
-            provider,
-            "fail",
-            f"interactions {unplayed} of the cassette were never played",
-            cassette=rel,
-            expected=expected,
-            actual=actual,
-        )
+    failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+    if failure is not None:
+        return failure
     return judge(scenario, provider, expected, actual, ctx=ctx, ignore=RETRY_IGNORE, cassette=rel)
