@@ -29,6 +29,7 @@ OVERFLOW_MESSAGES = [
     "Prompt too long; exceeded max context length by 2048 tokens",  # xAI
     "input length 9000 exceeds the maximum context length of 8192",  # Ollama / llama.cpp
     "requested 140000 tokens but the context window is 131072",  # OpenAI-compatible gateways
+    "The prompt is too long: 262960, model maximum context length: 262144",  # Fireworks, Ollama cloud models
 ]
 
 

@@ -57,6 +57,7 @@ CONTEXT_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         r"this model's maximum prompt length is \d+",  # xAI
         r"input length .* exceeds (the )?(maximum|context) ",  # Ollama / llama.cpp wording
         r"requested \d+ tokens .* context (length|window)",  # generic gateways
+        r"prompt is too long: \d+, model maximum context length: \d+",  # Fireworks, Ollama cloud models
     )
 )
 
