@@ -95,7 +95,7 @@ class OpenAIChatStream:
                 return
             self._fail({"error": {"message": f"SSE event {self._frames} is not valid JSON", "type": "server_error"}})
             return
-        if not isinstance(data, dict):
+        if data.__class__ is not dict:  # orjson gives exact types
             return
         choices = data.get("choices")
         first = choices[0] if choices.__class__ is list and choices else None
@@ -107,19 +107,20 @@ class OpenAIChatStream:
         if usage is not None:
             self._builder.usage = usage
         if choice is not None:
+            state = self._state
             delta = choice.get("delta")
-            if isinstance(delta, dict):
+            if delta.__class__ is dict:
                 content = delta.get("content")
-                if len(delta) == 1 and content.__class__ is str and self._state.tags is None:
+                if len(delta) == 1 and content.__class__ is str and state.tags is None:
                     if content:
-                        self._state.text(content)  # the common delta: text only
-                elif len(delta) != 1 or not self._state.argument_fragment(delta.get("tool_calls")):
-                    self._state.apply(delta)
+                        state.text(content)  # the common delta: text only
+                elif len(delta) != 1 or not state.argument_fragment(delta.get("tool_calls")):
+                    state.apply(delta)
             reason = choice.get("finish_reason")
-            if isinstance(reason, str) and reason and not self._finished:
-                self._state.flush()
-                self._state.close_tools()
-                set_finish(self._state, reason)
+            if reason and reason.__class__ is str and not self._finished:
+                state.flush()
+                state.close_tools()
+                set_finish(state, reason)
                 self._finished = True
         error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None
         if error is not None or event == "error":
