@@ -60,6 +60,10 @@ class ProviderProfile(BaseModel):
     default_max_tokens: int = 4096
     stream_usage_option: bool = False
     """Send `stream_options: {include_usage: true}` on streaming requests."""
+    reasoning_budget_object: str | None = None
+    """Chat Completions field taking `{"max_tokens": N}` for a thinking budget, `{"enabled": false}`
+    for none (OpenRouter: `reasoning`). Without it a budget is not sent: Chat Completions elsewhere
+    takes an effort level, not a token budget."""
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
@@ -250,6 +254,7 @@ for _p in (
         default_model="anthropic/claude-sonnet-4.5",
         reasoning_fields=("reasoning", "reasoning_content"),
         reasoning_details=True,
+        reasoning_budget_object="reasoning",
         payload_too_large_statuses=(413,),
     ),
     ProviderProfile(

@@ -254,3 +254,27 @@ def test_encode_remaps_ids_as_the_repair_rule_does() -> None:
     repaired, _ = rewrite_tool_ids(list(conv.messages), RepairContext(profile=profile, model=profile.default_model))
     after_repair = encode(conv.model_copy(update={"messages": repaired}), profile).body
     assert encode(conv, profile).body == after_repair
+
+
+def test_openrouter_takes_a_thinking_budget_in_its_reasoning_object() -> None:
+    profile = get_profile("openrouter")
+
+    def body(budget: int) -> dict[str, Any]:
+        conv = Conversation.model_validate(
+            {"messages": [{"role": "user", "content": "hi"}], "options": {"thinking_budget": budget}}
+        )
+        return encode(conv, profile).body
+
+    assert body(2048)["reasoning"] == {"max_tokens": 2048}
+    assert body(0)["reasoning"] == {"enabled": False}
+    with pytest.raises(InputError, match="thinking_budget"):
+        body(-1)
+
+
+def test_chat_completions_without_a_budget_field_does_not_send_one() -> None:
+    conv = Conversation.model_validate(
+        {"messages": [{"role": "user", "content": "hi"}], "options": {"thinking_budget": 2048}}
+    )
+    for name in ("openai", "deepseek", "xai", "groq", "fireworks", "mistral"):
+        sent = encode(conv, get_profile(name)).body
+        assert "reasoning" not in sent and "thinking_budget" not in sent, name

@@ -12,6 +12,8 @@
 - tool results become `tool` messages; there is no error flag on the wire, so an error result's
   text is prefixed with `Error: `. A `tool` message holds text only: the images of a run of tool
   results follow it in one `user` message, each introduced by the id of the call it answers;
+- a thinking budget goes where the profile takes one (OpenRouter `reasoning: {max_tokens}`); other
+  Chat Completions servers take an effort level, not a token budget, so it is not sent;
 - max tokens go in the profile's field (`max_completion_tokens` for OpenAI and for reasoning
   models); temperature and stop only where the model accepts them; streaming asks for usage when
   the profile needs `stream_options`.
@@ -181,6 +183,11 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         body["top_p"] = opts.top_p
     if opts.stop and info.accepts_stop:
         body["stop"] = opts.stop
+    if opts.thinking_budget is not None and profile.reasoning_budget_object:
+        budget = opts.thinking_budget
+        if budget < 0:
+            raise InputError("must be >= 0", where="options.thinking_budget")
+        body[profile.reasoning_budget_object] = {"max_tokens": budget} if budget > 0 else {"enabled": False}
     for key, value in (opts.model_extra or {}).items():
         if key not in _OPTION_FIELDS:
             body[key] = value
