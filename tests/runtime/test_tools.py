@@ -143,14 +143,25 @@ async def test_timeout_kills_the_whole_process_group_of_a_real_sleep(tmp_path: A
 async def test_cancelling_the_caller_kills_the_tool_too(tmp_path: Any) -> None:
     reg, pidfile = sleeper(tmp_path, 30.0)
     task = asyncio.ensure_future(run_tool_calls([call("sleep")], reg))
-    for _ in range(200):
+    for _ in range(1000):  # until the grandchild runs (the tool's 30 s are never waited for)
         if pidfile.exists() and pidfile.read_text().strip():
             break
         await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await asyncio.wait_for(task, timeout=5.0)
     assert process_gone(int(pidfile.read_text()))
+
+
+async def test_cancelling_the_caller_while_the_tool_starts_kills_it_too(tmp_path: Any) -> None:
+    reg, pidfile = sleeper(tmp_path, 30.0)
+    task = asyncio.ensure_future(run_tool_calls([call("sleep")], reg))
+    await asyncio.sleep(0)  # the tool is being started: no process group to kill yet
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, timeout=5.0)
+    if pidfile.exists() and pidfile.read_text().strip():  # the shell got as far as starting its child
+        assert process_gone(int(pidfile.read_text()))
 
 
 async def test_concurrent_calls_run_together_and_answer_in_order() -> None:

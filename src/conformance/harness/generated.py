@@ -1,6 +1,6 @@
 """The `generated` check: hypothesis properties run against the runtime under test, per provider.
 
-A scenario names a property and a number of examples (`input: {property: repair, examples: 50}`):
+A scenario names a property and a number of examples (`input: {property: repair, examples: 40}`):
 
 - `repair`: pathological transcripts (orphaned and missing tool results, failed turns, thinking
   out of order, empty and reused ids, foreign thinking, empty blocks, …) are repaired for the
@@ -9,18 +9,23 @@ A scenario names a property and a number of examples (`input: {property: repair,
 - `rechunk`: every bundled cassette of the provider decodes to the same outcome under any split
   of its response body.
 
-The verdict carries the number of examples run; a failure carries hypothesis' shrunk example
-(for `repair`, as a ready-to-save scenario file).
+The budget is fixed and documented so cost and verdicts are stable from run to run: the examples
+are drawn once per process by hypothesis with `derandomize=True` and no example database, and
+the same examples are given to every provider (and every runtime), so the cells are comparable.
+`ctx.extras["examples"]` (`conformance run --examples N`) overrides the scenario's count. When an
+example fails, hypothesis searches again from scratch and shrinks, so the verdict carries the
+smallest failing case it finds (for `repair`, as a ready-to-save scenario file).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
@@ -32,39 +37,70 @@ from conformance.report.matrix import ScenarioResult
 from conformance.scenarios import Scenario, load_scenarios
 
 
-@dataclass
-class _Run:
-    examples: int = 0
-    failure: str | None = None
-    notes: list[str] = field(default_factory=list)
+def _settings(n: int, *, generate_only: bool = False) -> settings:
+    """The fixed budget: n examples, a fixed seed, no example database, no deadline."""
+    phases = [Phase.generate] if generate_only else list(Phase)
+    return settings(
+        max_examples=n,
+        phases=phases,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
-def _repair_property(provider: str, ctx: HarnessContext, run: _Run) -> Callable[..., None]:
+def _strategy(name: str) -> st.SearchStrategy[Any]:
+    from conformance import strategies
+
+    if name == "repair":
+        return strategies.pathological()
+    # rechunk: which cassette (a fraction of the list) and where to cut (fractions of its length)
+    return st.tuples(st.floats(0, 1, exclude_max=True), st.lists(st.floats(0, 1), max_size=24))
+
+
+@functools.cache
+def drawn_examples(name: str, n: int) -> tuple[Any, ...]:
+    """`n` examples of the property's strategy, drawn once per process with a fixed seed."""
+    out: list[Any] = []
+
+    @_settings(n, generate_only=True)
+    @given(_strategy(name))
+    def collect(example: Any) -> None:
+        out.append(example)
+
+    collect()
+    return tuple(out)
+
+
+Property = Callable[[Any], "str | None"]
+"""One example → None when the property holds, else the reason it does not."""
+
+
+def _repair_property(provider: str, ctx: HarnessContext) -> Property:
     from conformance import strategies
     from conformance.runtime.validate import validate
 
     profile = get_profile(provider)
 
-    @given(strategies.pathological())
-    def prop(case: Any) -> None:
-        run.examples += 1
+    def prop(case: Any) -> str | None:
         raw = [dump(m) for m in case.messages]
         out = ctx.runtime.repair(raw, provider, None)
         repaired = MESSAGES_ADAPTER.validate_python(out["messages"])
         body = codec_for(profile).encode(Conversation(messages=repaired), profile).body
         problems = validate(body, profile)
         again = ctx.runtime.repair(out["messages"], provider, None)
-        if problems or again["messages"] != out["messages"]:
-            reason = "; ".join(f"{v.path}: {v.message}" for v in problems) if problems else "repair is not idempotent"
-            run.failure = f"{reason} (mutations: {', '.join(case.kinds)})\n" + strategies.as_scenario_yaml(
-                case.messages, provider, "generated_repair"
-            )
-            raise AssertionError(run.failure)
+        if not problems and again["messages"] == out["messages"]:
+            return None
+        reason = "; ".join(f"{v.path}: {v.message}" for v in problems) if problems else "repair is not idempotent"
+        return f"{reason} (mutations: {', '.join(case.kinds)})\n" + strategies.as_scenario_yaml(
+            case.messages, provider, "generated_repair"
+        )
 
     return prop
 
 
-def _rechunk_property(provider: str, ctx: HarnessContext, run: _Run) -> Callable[..., None]:
+def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     bodies: list[tuple[str, int, dict[str, str], bytes, bool]] = []
     for scenario in load_scenarios(ctx.root / "scenarios"):
         if scenario.check != "decode":
@@ -79,18 +115,19 @@ def _rechunk_property(provider: str, ctx: HarnessContext, run: _Run) -> Callable
             )
     if not bodies:
         raise _NoCassettes()
-    wholes = [ctx.runtime.decode(provider, s, h, [b], st_) for (_, s, h, b, st_) in bodies]
+    wholes: dict[int, dict[str, Any]] = {}
 
-    @given(st.data())
-    def prop(data: st.DataObject) -> None:
-        run.examples += 1
-        i = data.draw(st.integers(0, len(bodies) - 1), label="cassette")
+    def prop(example: tuple[float, list[float]]) -> str | None:
+        pick, fractions = example
+        i = int(pick * len(bodies))
         rel, status, headers, body, stream = bodies[i]
-        cuts = sorted(set(data.draw(st.lists(st.integers(0, len(body)), max_size=24), label="cuts")))
+        if i not in wholes:
+            wholes[i] = ctx.runtime.decode(provider, status, headers, [body], stream)
+        cuts = sorted({int(f * len(body)) for f in fractions})
         chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        if ctx.runtime.decode(provider, status, headers, chunks, stream) != wholes[i]:
-            run.failure = f"{rel}: decoding differs when the body is split at {cuts}"
-            raise AssertionError(run.failure)
+        if ctx.runtime.decode(provider, status, headers, chunks, stream) == wholes[i]:
+            return None
+        return f"{rel}: decoding differs when the body is split at {cuts}"
 
     return prop
 
@@ -99,10 +136,19 @@ class _NoCassettes(Exception):
     pass
 
 
-PROPERTIES: dict[str, Callable[[str, HarnessContext, _Run], Callable[..., None]]] = {
+PROPERTIES: dict[str, Callable[[str, HarnessContext], Property]] = {
     "repair": _repair_property,
     "rechunk": _rechunk_property,
 }
+
+
+def _shrunk(name: str, prop: Property, n: int) -> str | None:
+    """The property's failure on the smallest failing example hypothesis finds, if it finds one."""
+    try:
+        smallest = find(_strategy(name), lambda ex: prop(ex) is not None, settings=_settings(4 * n))
+    except NoSuchExample:
+        return None
+    return prop(smallest)
 
 
 def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -111,21 +157,16 @@ def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> S
     factory = PROPERTIES.get(name)
     if factory is None:
         raise ScenarioError(f"input.property must be one of {', '.join(PROPERTIES)}", where=str(scenario.path))
-    examples = int(ctx.extras.get("examples") or spec.get("examples", 50))
-    run = _Run()
+    n = int(ctx.extras.get("examples") or spec.get("examples", 50))
+    examples = 0
     try:
-        prop = factory(provider, ctx, run)
+        prop = factory(provider, ctx)
     except _NoCassettes:
         return result(scenario, provider, "missing", "no cassettes to re-chunk for this provider")
-    configured = settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))(
-        prop
-    )
-    try:
-        configured()
-    except AssertionError:
-        return result(
-            scenario, provider, "fail", run.failure or "property failed", examples=run.examples, actual=run.failure
-        )
-    return result(
-        scenario, provider, "pass", f"{run.examples} generated examples held the property", examples=run.examples
-    )
+    for example in drawn_examples(name, n):
+        examples += 1
+        failure = prop(example)
+        if failure is not None:
+            failure = _shrunk(name, prop, n) or failure
+            return result(scenario, provider, "fail", failure, examples=examples, actual=failure)
+    return result(scenario, provider, "pass", f"{examples} generated examples held the property", examples=examples)

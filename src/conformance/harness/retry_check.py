@@ -16,15 +16,12 @@ import asyncio
 import random
 from typing import Any
 
-import httpx
-from vcr.errors import CannotOverwriteExistingCassetteException
-
 from conformance.capabilities import get_profile
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
 from conformance.replay.cassette import load_cassette
-from conformance.replay.player import make_vcr
+from conformance.replay.player import CassetteTransport, ReplayMismatch
 from conformance.report.matrix import ScenarioResult
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.clock import FakeClock
@@ -56,7 +53,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     cassette = scenario.cassette_path(provider, ctx.root)
     if not cassette.is_file():
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
-    load_cassette(cassette)  # typed errors name the file and field
+    transport = CassetteTransport(load_cassette(cassette))  # typed errors name the file and field
     settings = dict(scenario.spec.input.get("runtime", {}))
     conv = parse_conversation(conversation_for(scenario, provider), where=f"{scenario.path}: input")
     try:
@@ -71,25 +68,22 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     except ValueError as exc:
         raise ScenarioError(f"expected: {exc}", where=str(scenario.path)) from None
     rel = ctx.rel(cassette)
-    with make_vcr().use_cassette(str(cassette), allow_playback_repeats=False) as cass:
-        try:
-            turn = asyncio.run(
-                run_turn(
-                    conv,
-                    get_profile(provider),
-                    transport=httpx.AsyncHTTPTransport(),
-                    clock=clock,
-                    rng=random.Random(SEED),
-                    keys=keys,
-                    policy=policy,
-                    compress_threshold=int(settings.get("compress_threshold", 512)),
-                )
+    try:
+        turn = asyncio.run(
+            run_turn(
+                conv,
+                get_profile(provider),
+                transport=transport,
+                clock=clock,
+                rng=random.Random(SEED),
+                keys=keys,
+                policy=policy,
+                compress_threshold=int(settings.get("compress_threshold", 512)),
             )
-        except CannotOverwriteExistingCassetteException as exc:
-            return result(
-                scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected
-            )
-        unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]
+        )
+    except ReplayMismatch as exc:
+        return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
+    unplayed = transport.unplayed()
     actual = _canonical({**turn.to_json(), "elapsed_s": clock.now()})
     failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
     if failure is not None:

@@ -7,8 +7,6 @@ provider, model, endpoint, harness version); vcrpy ignores keys it does not know
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import orjson
 import yaml
 
 from conformance.exceptions import CassetteError
+from conformance.fileio import atomic_write, memoized, parse_yaml
 
 CASSETTE_VERSION = 1
 
@@ -146,6 +145,11 @@ def parse_cassette(data: Any, path: Path) -> Cassette:
 
 
 def load_cassette(path: Path) -> Cassette:
+    """A cassette, parsed once per file version (the result is shared: treat it as read-only)."""
+    return memoized("cassette", path, _load_cassette)
+
+
+def _load_cassette(path: Path) -> Cassette:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -153,7 +157,7 @@ def load_cassette(path: Path) -> Cassette:
     except UnicodeDecodeError as exc:
         raise CassetteError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -166,7 +170,8 @@ def load_cassette(path: Path) -> Cassette:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    """The pure-Python dumper on purpose: libyaml's emitter folds literal blocks differently, and
+    cassettes are written rarely and read by people."""
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -220,16 +225,5 @@ def dump_cassette(cassette: Cassette) -> str:
 
 
 def save_cassette(cassette: Cassette, path: Path | None = None) -> Path:
-    """Atomic write (temp file in the same directory, then rename)."""
-    target = path or cassette.path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(dump_cassette(cassette))
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the file is meant to be shared
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Atomic write (a unique temp file in the same directory, then rename)."""
+    return atomic_write(path or cassette.path, dump_cassette(cassette))

@@ -1,27 +1,33 @@
-"""Replay a cassette through httpx with vcrpy in `none` mode: body-matched, never on the network.
+"""Replay a cassette through an httpx transport: body-matched, in order, never on the network.
 
-A `ReplaySession` is opened per scenario × provider; every request the runtime makes is answered
-from the cassette, a request that matches nothing fails with vcrpy's explanation, and
-`unplayed()` tells which recorded interactions were never asked for.
+`CassetteTransport` is an `httpx` transport (sync and async) that answers each request with the
+first not-yet-played recorded interaction that matches it on method, scheme, host, port, path,
+query and JSON body — vcrpy's `none` record mode with `allow_playback_repeats=False`, without
+patching httpx. A request that matches nothing raises `ReplayMismatch` naming the nearest recorded
+request and how it differs; `unplayed()` tells which interactions were never asked for.
+
+Cassettes stay plain vcrpy YAML: a test replays every bundled cassette through stock vcrpy too and
+requires the same answers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import orjson
-import vcr
-from vcr.errors import CannotOverwriteExistingCassetteException
 
 from conformance.exceptions import CassetteError
-from conformance.replay.cassette import load_cassette
+from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.matchers import json_body
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "json_body")
+
+_HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+"""Recorded bodies are stored decoded and whole: these headers no longer describe them."""
 
 
 class ReplayMismatch(Exception):
@@ -35,49 +41,133 @@ class ReplayedResponse:
     body: bytes
 
 
-def make_vcr(record_mode: str = "none") -> vcr.VCR:
-    recorder = vcr.VCR(record_mode=record_mode, match_on=MATCH_ON, decode_compressed_response=True)
-    recorder.register_matcher("json_body", json_body)
-    return recorder
+@dataclass(frozen=True)
+class _Target:
+    method: str
+    scheme: str
+    host: str
+    port: int
+    path: str
+    query: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, method: str, uri: str) -> _Target:
+        parts = urlsplit(uri)
+        scheme = parts.scheme.lower()
+        port = parts.port or (443 if scheme == "https" else 80)
+        query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        return cls(method.upper(), scheme, (parts.hostname or "").lower(), port, parts.path or "/", query)
+
+    def differences(self, other: _Target) -> list[str]:
+        return [
+            name
+            for name in ("method", "scheme", "host", "port", "path", "query")
+            if getattr(self, name) != getattr(other, name)
+        ]
 
 
-class ReplaySession:
-    def __init__(self, cassette: Path) -> None:
-        # Validate with our loader first: its errors name the file and field.
-        load_cassette(cassette)
-        self.path = cassette
-        self._context: Any = None
-        self._cassette: Any = None
-        self._client: httpx.Client | None = None
+@dataclass(frozen=True)
+class _Body:
+    body: bytes | None
 
-    def __enter__(self) -> ReplaySession:
-        self._context = make_vcr().use_cassette(str(self.path), allow_playback_repeats=False)
-        self._cassette = self._context.__enter__()
-        self._client = httpx.Client(timeout=10.0)
-        return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._client is not None:
-            self._client.close()
-        self._context.__exit__(exc_type, exc, tb)
+class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Answers requests from one cassette; each recorded interaction is played at most once."""
 
-    def send(self, method: str, url: str, body: Any, headers: dict[str, str] | None = None) -> ReplayedResponse:
-        assert self._client is not None, "use ReplaySession as a context manager"
-        content = None if body is None else orjson.dumps(body)
-        request_headers = {"content-type": "application/json", **(headers or {})}
-        try:
-            response = self._client.request(method, url, content=content, headers=request_headers)
-        except CannotOverwriteExistingCassetteException as exc:
-            raise ReplayMismatch(str(exc)) from None
-        data = response.read()
-        return ReplayedResponse(response.status_code, dict(response.headers.items()), data)
+    def __init__(self, cassette: Cassette) -> None:
+        self.cassette = cassette
+        self._targets = [_Target.of(it.request.method, it.request.uri) for it in cassette.interactions]
+        self.play_counts = [0] * len(cassette.interactions)
+
+    @classmethod
+    def from_path(cls, path: Path) -> CassetteTransport:
+        return cls(load_cassette(path))
 
     def unplayed(self) -> list[int]:
         """Indices of recorded interactions that no request played."""
-        counts = self._cassette.play_counts
-        return [i for i in range(len(self._cassette.data)) if counts[i] == 0]
+        return [i for i, n in enumerate(self.play_counts) if n == 0]
+
+    def answer(self, method: str, url: str, body: bytes | None) -> tuple[int, Interaction]:
+        """The index and interaction that answer this request (marked played), or ReplayMismatch."""
+        target = _Target.of(method, url)
+        nearest: tuple[int, str] | None = None
+        for i, it in enumerate(self.cassette.interactions):
+            if self.play_counts[i]:
+                continue
+            differs = target.differences(self._targets[i])
+            if differs:
+                if nearest is None:
+                    nearest = (i, "differs in " + ", ".join(differs))
+                continue
+            try:
+                json_body(_Body(body), _Body(it.request.body))
+            except AssertionError as exc:
+                if nearest is None or nearest[1].startswith("differs in"):
+                    nearest = (i, str(exc))
+                continue
+            self.play_counts[i] += 1
+            return i, it
+        raise ReplayMismatch(self._explain(method, url, nearest))
+
+    def _explain(self, method: str, url: str, nearest: tuple[int, str] | None) -> str:
+        head = f"no unplayed interaction of {self.cassette.path} matches {method} {url}"
+        if nearest is None:
+            played = len(self.play_counts) - len(self.unplayed())
+            return f"{head} (all {played} recorded interactions were already played)"
+        i, why = nearest
+        rec = self.cassette.interactions[i].request
+        return f"{head}; nearest is interaction {i} ({rec.method} {rec.uri}): {why}"
+
+    def _response(self, request: httpx.Request, content: bytes) -> httpx.Response:
+        _, it = self.answer(request.method, str(request.url), content)
+        headers = [(k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals]
+        return httpx.Response(
+            it.response.status,
+            headers=headers,
+            content=it.response.body,
+            request=request,
+            extensions={"reason_phrase": it.response.reason.encode("ascii", "replace")},
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._response(request, request.read())
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return self._response(request, await request.aread())
+
+
+class ReplaySession:
+    """One cassette, a client over its transport, and the play counts: for checks that send requests
+    themselves (the runtime under test only decodes)."""
+
+    def __init__(self, cassette: Path) -> None:
+        self.path = cassette
+        self.transport = CassetteTransport.from_path(cassette)  # typed errors name the file and field
+        self._client = httpx.Client(transport=self.transport)
+
+    def __enter__(self) -> ReplaySession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+
+    def send(self, method: str, url: str, body: Any, headers: dict[str, str] | None = None) -> ReplayedResponse:
+        content = None if body is None else orjson.dumps(body)
+        request_headers = {"content-type": "application/json", **(headers or {})}
+        response = self._client.request(method, url, content=content, headers=request_headers)
+        return ReplayedResponse(response.status_code, dict(response.headers.items()), response.read())
+
+    def unplayed(self) -> list[int]:
+        return self.transport.unplayed()
+
+
+def make_vcr(record_mode: str = "none") -> Any:
+    """Stock vcrpy configured as replay is (the same matchers): the reference our transport agrees with."""
+    import vcr
+
+    recorder = vcr.VCR(record_mode=record_mode, match_on=MATCH_ON, decode_compressed_response=True)
+    recorder.register_matcher("json_body", json_body)
+    return recorder
 
 
 def require_cassette(path: Path) -> None:

@@ -32,6 +32,7 @@ from conformance import __version__
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.compare import diff, render_diff
 from conformance.exceptions import InputError, MissingKeyError
+from conformance.fileio import atomic_write
 from conformance.replay.cassette import (
     Cassette,
     Interaction,
@@ -165,9 +166,7 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
         message.pop("provider", None)
         message.pop("model", None)
     overrides[provider] = outcome
-    tmp = scenario.path.with_suffix(".yaml.tmp")
-    tmp.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8")
-    tmp.replace(scenario.path)
+    atomic_write(scenario.path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110))
 
 
 def record(

@@ -10,8 +10,6 @@ cassettes is untrusted text: it reaches the page escaped by the template, or as 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from conformance.fileio import atomic_write
 from conformance.report.matrix import VERDICTS, Cell, FeatureRow, Matrix, Verdict
 from conformance.report.regress import RANK, Change, improvements, regressions
 from conformance.scenarios.catalog import GROUPS
@@ -172,16 +171,4 @@ def render_html(matrix: Matrix, *, previous: Matrix | None = None) -> str:
 
 def write_html(matrix: Matrix, out_dir: Path, *, previous: Matrix | None = None) -> Path:
     """Write `out_dir/index.html` atomically (a temporary file renamed over it); returns its path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / "index.html"
-    page = render_html(matrix, previous=previous)
-    fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".html", dir=out_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(page)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the page is meant to be shared
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return atomic_write(out_dir / "index.html", render_html(matrix, previous=previous))

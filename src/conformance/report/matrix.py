@@ -98,10 +98,9 @@ class Matrix(BaseModel):
         return any(c.verdict in ("fail", "error") for c in self.cells)
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        from conformance.fileio import atomic_write
+
+        atomic_write(path, self.model_dump_json(indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> Matrix:

@@ -89,4 +89,5 @@ class ReferenceRuntime:
             opts = RepairOptions(**(options or {}))
         except TypeError as exc:
             raise InputError(str(exc), where="repair options") from None
-        return repair(parse_messages(messages), get_profile(provider), model=model, options=opts).to_json()
+        parsed = parse_messages(messages)  # fresh objects, owned here: no defensive copy needed
+        return repair(parsed, get_profile(provider), model=model, options=opts, copy_input=False).to_json()

@@ -63,10 +63,21 @@ class ToolRegistry:
 
 
 async def run_command(argv: list[str]) -> str:
-    """Run `argv` in its own process group; on cancellation the whole group is killed and reaped."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True
+    """Run `argv` in its own process group; on cancellation the whole group is killed and reaped,
+    even when the cancellation arrives while the process is still being started."""
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True
+        )
     )
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        proc = await spawn  # let the start finish, so there is a group to kill
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        raise
     try:
         out, err = await proc.communicate()
     except asyncio.CancelledError:

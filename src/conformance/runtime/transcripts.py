@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from filelock import FileLock
 from pydantic import ValidationError
 
 from conformance.exceptions import TranscriptError
+from conformance.fileio import atomic_write
 from conformance.model import Message, TextBlock, ToolResultMessage, dump, parse_message
 
 _DECODER = json.JSONDecoder()
@@ -179,19 +179,8 @@ def append_message(path: str | os.PathLike[str], message: Message) -> None:
 
 def save_transcript(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
     """Replace the transcript atomically with `messages` (temp file + fsync + os.replace)."""
-    target = Path(path)
     with _lock(path):
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                for message in messages:
-                    handle.write(_line(message))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(Path(path), b"".join(_line(m) for m in messages), fsync=True)
 
 
 def _capped(message: ToolResultMessage, max_chars: int) -> ToolResultMessage | None:

@@ -11,6 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from conformance.exceptions import ScenarioError
+from conformance.fileio import memoized, parse_yaml
 from conformance.scenarios.schema import ProviderEntry, ScenarioFile
 
 
@@ -72,12 +73,17 @@ def _loc(loc: tuple[int | str, ...]) -> str:
 
 
 def load_scenario(path: Path, root: Path | None = None) -> Scenario:
+    """One scenario file, parsed once per file version (the result is shared: treat it as read-only)."""
+    return memoized(f"scenario:{root}", path, lambda p: _load_scenario(p, root))
+
+
+def _load_scenario(path: Path, root: Path | None) -> Scenario:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such scenario file", where=str(path)) from None
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

@@ -64,14 +64,16 @@ def repair(
     *,
     model: str | None = None,
     options: RepairOptions = RepairOptions(),  # noqa: B008 - frozen dataclass, safe default
+    copy_input: bool = True,
 ) -> RepairResult:
     """Repair `messages` for `profile` (and `model`, default the profile's).
 
     Pure, deterministic and idempotent: the input is not modified, and repairing the output again
     changes nothing. Every change is an `Action`; changes that remove content also add a warning.
+    `copy_input=False` skips the defensive deep copy when the caller owns freshly parsed messages.
     """
     ctx = RepairContext(profile=profile, model=model or profile.default_model, options=options)
-    current: list[Message] = [m.model_copy(deep=True) for m in messages]
+    current: list[Message] = [m.model_copy(deep=True) for m in messages] if copy_input else list(messages)
     actions: list[Action] = []
     for rule in RULES:
         current, done = rule(current, ctx)

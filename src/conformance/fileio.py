@@ -1,0 +1,81 @@
+"""Files in and out: YAML parsed once per run with libyaml, and atomic writes with unique temp names.
+
+- `read_yaml(path)` parses with libyaml's `CSafeLoader` when PyYAML was built with it (ten times
+  faster than the pure-Python loader, which stays the fallback) and memoizes the parsed document by
+  path, modification time and size, so a run that reads a scenario or cassette from several checks
+  parses it once. Callers treat the returned data as read-only.
+- `atomic_write(path, data)` writes a temp file beside the target (a unique name, so concurrent
+  writers never share one), optionally fsyncs, and `os.replace`s it over the target: readers see
+  the old file or the new one, never half of either.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader when available, else the pure-Python one; both build the same data."""
+
+T = TypeVar("T")
+
+_Key = tuple[str, int, int]
+_CACHE: dict[tuple[str, _Key], Any] = {}
+_CACHE_LIMIT = 4096
+
+
+def file_key(path: Path) -> _Key:
+    """(resolved path, mtime in ns, size): changes whenever the file is rewritten."""
+    st = path.stat()
+    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+def memoized(kind: str, path: Path, build: Callable[[Path], T]) -> T:
+    """`build(path)`, computed once per file version and kind (e.g. parsed YAML, a loaded scenario).
+
+    Errors are not cached: a file that failed to load is read again next time."""
+    try:
+        key = (kind, file_key(path))
+    except OSError:
+        return build(path)  # let the builder raise its own typed error
+    try:
+        return _CACHE[key]  # type: ignore[no-any-return]
+    except KeyError:
+        pass
+    value = build(path)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = value
+    return value
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+def parse_yaml(text: str) -> Any:
+    """One YAML document with the safe loader (libyaml when present)."""
+    return yaml.load(text, Loader=SafeLoader)
+
+
+def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: int = 0o644) -> Path:
+    """Replace `path` with `data` in one step; the directory is created when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, mode)  # mkstemp creates 0600; these files are meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
