@@ -9,20 +9,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
 from rich.console import Console
 from rich.text import Text
 
 from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
-from conformance.exceptions import ConformanceError, InputError
-from conformance.runtime.protocol import Runtime
+from conformance.exceptions import ConformanceError
+from conformance.fileio import read_json
+from conformance.runtime.loading import load_runtime
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -34,39 +33,6 @@ def command(name: str) -> Callable[[Command], Command]:
         return fn
 
     return deco
-
-
-def load_runtime(spec: str | None) -> tuple[Runtime, str]:
-    """`package.module:factory` → a runtime instance; None → the reference runtime."""
-    if not spec:
-        from conformance.runtime.reference import ReferenceRuntime
-
-        return ReferenceRuntime(), "reference"
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise InputError("expected package.module:factory", where="--runtime")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # a runtime module beside the project, as `python -m` would find it
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InputError(f"cannot import {module_name!r}: {exc}", where="--runtime") from None
-    factory = getattr(module, attr, None)
-    if factory is None:
-        raise InputError(f"{module_name} has no attribute {attr!r}", where="--runtime")
-    runtime = factory() if callable(factory) else factory
-    if not isinstance(runtime, Runtime):
-        raise InputError(f"{spec} does not implement the runtime protocol (encode, decode, repair)", where="--runtime")
-    return runtime, getattr(runtime, "name", spec) or spec
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError("no such file", where=str(path)) from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
 
 
 def _print_json(obj: Any) -> None:
@@ -86,6 +52,7 @@ def _providers(arg: list[str] | None) -> list[str]:
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.harness import HarnessContext, build_matrix, run_all
+    from conformance.report.progress import progress, wanted
     from conformance.report.terminal import MatrixTable
     from conformance.scenarios import load_scenarios
 
@@ -93,13 +60,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenario_dir = root / "scenarios"
     runtime, runtime_name = load_runtime(args.runtime)
     ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name)
+    if args.examples:
+        ctx.extras["examples"] = args.examples
     scenarios = load_scenarios(scenario_dir, only=args.scenario)
     providers = _providers(args.provider)
     console = Console()
     if not console.is_terminal:  # a log or a pipe: wide enough for every column
         console = Console(width=max(console.width, 30 + 12 * len(providers)))
-    with console.status("replaying scenarios…"):
-        results = run_all(scenarios, providers, ctx)
+    enabled = wanted(console, disabled=args.no_progress)
+    with progress(console, len(scenarios) * len(providers), "replaying", enabled=enabled) as bar:
+        results = run_all(
+            scenarios,
+            providers,
+            ctx,
+            on_start=lambda s, p: bar.start(f"{s.id}[{p}]"),
+            on_result=lambda _: bar.advance(),
+        )
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)
     out = Path(args.out)
     out = out if out.is_absolute() else root / out
@@ -139,7 +115,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_encode(args: argparse.Namespace) -> int:
     runtime, _ = load_runtime(args.runtime)
     get_profile(args.provider)
-    conversation = _read_json(Path(args.conversation))
+    conversation = read_json(Path(args.conversation))
     body = runtime.encode(conversation, args.provider)
     _print_json(body)
     from conformance.runtime.validate import validate
@@ -184,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
+    p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")
 
     p = sub.add_parser("decode", help="print the normalized form of each interaction of a cassette")
     p.add_argument("--provider", required=True, help=f"provider whose dialect the cassette speaks ({known})")

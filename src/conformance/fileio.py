@@ -17,7 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 import yaml
+
+from conformance.exceptions import InputError
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's loader when available, else the pure-Python one; both build the same data."""
@@ -79,3 +82,15 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: in
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file the user named; a missing or malformed one is an `InputError` naming it."""
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a JSON file", where=str(path)) from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None

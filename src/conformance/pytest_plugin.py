@@ -1,16 +1,22 @@
 """pytest plugin: one test item per scenario × provider, named `<scenario id>[<provider>]`.
 
-Enabled where the root holds both `scenarios/` and `cassettes/` (or `--conformance-root` names
-such a directory). Items carry the `provider` marker, so `pytest -m provider` runs exactly the
-conformance checks; `--provider NAME` narrows them. A failing item shows the expected and actual
-normalized forms and the diff by contract path. Results are kept on `config.stash` and, with
-`--conformance-html DIR`, written as DIR/matrix.json and DIR/index.html at the end of the session.
+Installed through the `pytest11` entry point, so it lives in other people's test suites: it adds
+only `--conformance-*` options and does nothing until a project asks for it, with the ini key
+`conformance_root` (a directory holding `scenarios/` and `cassettes/`, relative to the rootdir) or
+the option `--conformance-root DIR`. Then scenario files under that root are collected as items
+with the `provider` marker, so `pytest -m provider` runs exactly the conformance checks, and
+`--conformance-provider NAME` narrows them.
+
+A failing item shows the expected and actual normalized forms and the diff by contract path. Each
+item's result travels on its test report, so under pytest-xdist the controller gathers every
+worker's results; with `--conformance-html DIR` it writes DIR/matrix.json and DIR/index.html at the
+end of the session, in the same order whatever the worker count or the test order.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,55 +27,84 @@ from conformance.report.matrix import ScenarioResult
 
 _RESULTS = pytest.StashKey[list[ScenarioResult]]()
 _CONTEXT = pytest.StashKey[Any]()
+_ROOT = pytest.StashKey["Path | None"]()
 
 MARKER = "provider: a conformance check of one scenario against one provider, replayed from cassettes"
+RECORD_MODES = ("none", "once", "new_episodes", "all")
+_REPORT_ATTR = "conformance_result"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance", "conformance matrix")
-    group.addoption("--provider", action="append", default=None, help="only this provider (repeatable)")
-    group.addoption("--conformance-root", default=None, help="project root holding scenarios/ and cassettes/")
-    group.addoption("--conformance-html", default=None, metavar="DIR", help="write matrix.json and index.html here")
+    group = parser.getgroup("conformance", "conformance matrix (active with --conformance-root or the ini key)")
+    group.addoption(
+        "--conformance-root",
+        default=None,
+        metavar="DIR",
+        help="collect the scenarios of this project root (holding scenarios/ and cassettes/)",
+    )
+    group.addoption(
+        "--conformance-provider",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="only this provider (repeatable)",
+    )
     group.addoption(
         "--conformance-runtime",
         default=None,
         metavar="MODULE:FACTORY",
         help="runtime under test (default: reference)",
     )
+    group.addoption("--conformance-html", default=None, metavar="DIR", help="write matrix.json and index.html here")
     group.addoption(
-        "--record-mode",
-        dest="conformance_record_mode",
+        "--conformance-record-mode",
         default="none",
-        choices=["none", "once", "new_episodes", "all"],
-        help="record cassettes from the live providers first (as pytest-recording; default none: replay only)",
+        choices=RECORD_MODES,
+        help="record cassettes from the live providers first (default none: replay only)",
     )
+    parser.addini("conformance_root", "collect conformance scenarios from this directory (relative to the rootdir)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", MARKER)
+    config.stash[_ROOT] = _root(config)
     config.stash[_RESULTS] = []
+    if config.stash[_ROOT] is not None:
+        config.addinivalue_line("markers", MARKER)
 
 
 def _root(config: pytest.Config) -> Path | None:
+    """The project root when the conformance checks were asked for, else None (the plugin stays idle)."""
     given = config.getoption("--conformance-root")
-    root = Path(given).resolve() if given else config.rootpath
-    return root if (root / "scenarios").is_dir() and (root / "cassettes").is_dir() else None
+    if given:
+        root = Path(given).resolve()
+    else:
+        ini = config.getini("conformance_root")
+        if not ini:
+            return None
+        base = config.inipath.parent if config.inipath is not None else config.rootpath
+        root = (base / str(ini)).resolve()
+    if not (root / "scenarios").is_dir():
+        raise pytest.UsageError(f"conformance root {root} has no scenarios/ directory")
+    return root
 
 
 def _context(config: pytest.Config) -> Any:
     if _CONTEXT not in config.stash:
-        from conformance.cli import load_runtime
         from conformance.harness import HarnessContext
+        from conformance.runtime.loading import load_runtime
 
-        root = _root(config)
+        root = config.stash[_ROOT]
         assert root is not None
-        runtime, name = load_runtime(config.getoption("--conformance-runtime"))
+        try:
+            runtime, name = load_runtime(config.getoption("--conformance-runtime"), where="--conformance-runtime")
+        except ConformanceError as exc:
+            raise pytest.UsageError(str(exc)) from None
         config.stash[_CONTEXT] = HarnessContext(root=root, runtime=runtime, runtime_name=name)
     return config.stash[_CONTEXT]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    root = _root(parent.config)
+    root = parent.config.stash.get(_ROOT, None)
     if root is None or file_path.suffix != ".yaml":
         return None
     if not file_path.resolve().is_relative_to(root / "scenarios"):
@@ -84,7 +119,7 @@ class ScenarioFile(pytest.File):
 
         try:
             scenario = load_scenario(self.path)
-            providers = self.config.getoption("--provider") or matrix_providers()
+            providers = self.config.getoption("--conformance-provider") or matrix_providers()
             for name in providers:
                 get_profile(name)
         except ConformanceError as exc:
@@ -108,15 +143,16 @@ class ScenarioItem(pytest.Item):
         super().__init__(**kwargs)
         self.scenario = scenario
         self.provider = provider
+        self.result: ScenarioResult | None = None
 
     def runtest(self) -> None:
         from conformance.harness import run_check
 
-        mode = self.config.getoption("conformance_record_mode")
+        mode = self.config.getoption("--conformance-record-mode")
         if mode != "none" and self.scenario.check == "decode":
             self._record(mode)
         res = run_check(self.scenario, self.provider, _context(self.config))
-        self.config.stash[_RESULTS].append(res)
+        self.result = res
         self.user_properties.append(("verdict", res.verdict))
         if res.verdict in ("unsupported", "missing", "skipped"):
             pytest.skip(f"{res.verdict}: {res.reason}")
@@ -125,6 +161,7 @@ class ScenarioItem(pytest.Item):
 
     def _record(self, mode: str) -> None:
         import os
+        from datetime import date
 
         from conformance.capabilities import get_profile
         from conformance.exceptions import MissingKeyError
@@ -139,8 +176,6 @@ class ScenarioItem(pytest.Item):
             key = resolve_key(profile, os.environ)
         except MissingKeyError as exc:
             pytest.skip(f"skipped: {exc}")
-        from datetime import date
-
         report = RecordReport()
         record_scenario(
             self.scenario,
@@ -179,16 +214,48 @@ def render_failure(res: ScenarioResult) -> str:
     return "\n".join(lines)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """The item's result rides on its report (plain JSON), so xdist carries it to the controller."""
+    report = yield
+    if call.when == "call" and isinstance(item, ScenarioItem) and item.result is not None:
+        setattr(report, _REPORT_ATTR, item.result.model_dump(mode="json"))
+    return report
+
+
+class _Collector:
+    """Gathers results from reports, in-process or from xdist workers."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, _REPORT_ATTR, None)
+        if data is not None:
+            self.config.stash[_RESULTS].append(ScenarioResult.model_validate(data))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if config.stash.get(_ROOT, None) is not None and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_Collector(config), "conformance-collector")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    out = session.config.getoption("--conformance-html")
-    results = session.config.stash.get(_RESULTS, [])
-    if not out or not results:
+    config = session.config
+    out = config.getoption("--conformance-html")
+    results = config.stash.get(_RESULTS, [])
+    if not out or not results or hasattr(config, "workerinput"):
         return
+    from conformance.capabilities import matrix_providers
     from conformance.harness import build_matrix
     from conformance.report.html import write_html
 
-    ctx = _context(session.config)
-    providers = list(dict.fromkeys(r.provider for r in results))
+    ctx = _context(config)
+    known = matrix_providers()
+    order = {name: i for i, name in enumerate(known)}
+    results = sorted(results, key=lambda r: (r.scenario_path, order.get(r.provider, len(order)), r.provider))
+    providers = sorted({r.provider for r in results}, key=lambda p: (order.get(p, len(order)), p))
     matrix = build_matrix(results, providers, ctx, scenario_dir=ctx.root / "scenarios")
     target = Path(out)
     matrix.save(target / "matrix.json")

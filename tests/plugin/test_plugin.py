@@ -11,7 +11,8 @@ from tests.harness.project import SCENARIO, make_project
 
 pytest_plugins = ["pytester"]
 
-INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+BASE_INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+INI = BASE_INI + "conformance_root = .\n"
 
 
 @pytest.fixture
@@ -21,15 +22,22 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def ini(pytester: pytest.Pytester) -> Path:
+def ini(pytester: pytest.Pytester, *, active: bool = True) -> Path:
     path = pytester.path / "pytest.ini"
-    path.write_text(INI)
+    path.write_text(INI if active else BASE_INI)
     return path
 
 
 def test_one_item_per_scenario_and_provider(project: pytest.Pytester) -> None:
     result = project.runpytest(
-        "-m", "provider", "--collect-only", "-q", "--provider", "anthropic", "--provider", "openai"
+        "-m",
+        "provider",
+        "--collect-only",
+        "-q",
+        "--conformance-provider",
+        "anthropic",
+        "--conformance-provider",
+        "openai",
     )
     result.stdout.fnmatch_lines(
         ["*text_hello.yaml::text_hello[[]anthropic[]]", "*text_hello.yaml::text_hello[[]openai[]]"]
@@ -42,19 +50,21 @@ def test_marker_is_registered_with_a_description(project: pytest.Pytester) -> No
 
 
 def test_pass_and_unsupported(project: pytest.Pytester) -> None:
-    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--provider", "openai", "-rs")
+    result = project.runpytest(
+        "-m", "provider", "--conformance-provider", "anthropic", "--conformance-provider", "openai", "-rs"
+    )
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["*unsupported: not under test here*"])
 
 
 def test_narrowing_to_one_provider(project: pytest.Pytester) -> None:
-    result = project.runpytest("-m", "provider", "--provider", "anthropic")
+    result = project.runpytest("-m", "provider", "--conformance-provider", "anthropic")
     result.assert_outcomes(passed=1)
 
 
 def test_failure_shows_a_readable_diff(pytester: pytest.Pytester) -> None:
     make_project(pytester.path, scenario=SCENARIO.replace('text: "Hello!"', 'text: "Hi!"'))
-    result = pytester.runpytest("-m", "provider", "--provider", "anthropic", "-c", str(ini(pytester)))
+    result = pytester.runpytest("-m", "provider", "--conformance-provider", "anthropic", "-c", str(ini(pytester)))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -78,13 +88,13 @@ def test_a_broken_scenario_is_a_collection_error_naming_the_file(pytester: pytes
 
 
 def test_unknown_provider_option(project: pytest.Pytester) -> None:
-    result = project.runpytest("-m", "provider", "--provider", "nope")
+    result = project.runpytest("-m", "provider", "--conformance-provider", "nope")
     result.stdout.fnmatch_lines(["*unknown provider 'nope'; known providers: openai, anthropic*"])
 
 
 def test_html_report_and_matrix_written(project: pytest.Pytester) -> None:
     out = project.path / "out"
-    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--conformance-html", str(out))
+    result = project.runpytest("-m", "provider", "--conformance-provider", "anthropic", "--conformance-html", str(out))
     result.assert_outcomes(passed=1)
     matrix = json.loads((out / "matrix.json").read_text())
     assert matrix["counts"]["pass"] == 1
@@ -94,13 +104,26 @@ def test_html_report_and_matrix_written(project: pytest.Pytester) -> None:
 def test_projects_without_scenarios_are_left_alone(pytester: pytest.Pytester) -> None:
     pytester.makefile(".yaml", stray="a: 1")
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    result = pytester.runpytest("-c", str(ini(pytester)))
+    result = pytester.runpytest("-c", str(ini(pytester, active=False)))
     result.assert_outcomes(passed=1)
+
+
+def test_a_project_that_did_not_ask_is_left_alone_even_with_scenarios_and_cassettes(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(pytester.path)
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest("-c", str(ini(pytester, active=False)), "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("*text_hello*")
+    assert "provider:" not in pytester.runpytest("--markers", "-c", str(ini(pytester, active=False))).stdout.str()
 
 
 def test_project_root_option(pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = make_project(tmp_path / "proj")
-    result = pytester.runpytest(str(root / "scenarios"), "--conformance-root", str(root), "-c", str(ini(pytester)))
+    result = pytester.runpytest(
+        str(root / "scenarios"), "--conformance-root", str(root), "-c", str(ini(pytester, active=False))
+    )
     result.assert_outcomes(passed=1, skipped=9)
 
 
@@ -108,12 +131,14 @@ def test_record_mode_without_a_key_skips_naming_the_variable(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    result = project.runpytest("-m", "provider", "--provider", "anthropic", "--record-mode", "once", "-rs")
+    result = project.runpytest(
+        "-m", "provider", "--conformance-provider", "anthropic", "--conformance-record-mode", "once", "-rs"
+    )
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*skipped: anthropic: no API key; set ANTHROPIC_API_KEY in the environment*"])
 
 
 def test_record_mode_choices(project: pytest.Pytester) -> None:
-    result = project.runpytest("-m", "provider", "--record-mode", "sometimes")
+    result = project.runpytest("-m", "provider", "--conformance-record-mode", "sometimes")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*invalid choice: 'sometimes'*"])

@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -53,36 +52,38 @@ def _note(messages: list[Message], provider: str, feature: str) -> None:
     note(as_scenario_yaml(messages, provider, feature))
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
+# Each generated transcript is checked against every profile in one example, so a transcript is
+# generated once for all providers (generation is the expensive part); a failure names the provider.
+
+
 @given(case=pathological(), foreign=st.sampled_from(("drop", "text")), proxy=st.booleans())
-def test_repair_is_idempotent_deterministic_and_canonical(
-    provider: str, case: Pathological, foreign: Any, proxy: bool
-) -> None:
-    _note(case.messages, provider, "generated_repair")
-    profile = get_profile(provider)
+def test_repair_is_idempotent_deterministic_and_canonical(case: Pathological, foreign: Any, proxy: bool) -> None:
     options = RepairOptions(foreign_thinking=foreign, gemini_proxy=proxy)
-    once = repair(case.messages, profile, options=options)
-    assert [dump(m) for m in repair(case.messages, profile, options=options).messages] == [
-        dump(m) for m in once.messages
-    ]
-    twice = repair(once.messages, profile, options=options)
-    assert [dump(m) for m in twice.messages] == [dump(m) for m in once.messages]
-    assert twice.actions == []
-    assert canonical_violations(once.messages, profile, profile.default_model) == []
+    _note(case.messages, "<provider>", "generated_repair")
+    for provider in PROVIDERS:
+        profile = get_profile(provider)
+        once = repair(case.messages, profile, options=options)
+        again = repair(case.messages, profile, options=options)
+        assert [dump(m) for m in again.messages] == [dump(m) for m in once.messages], provider
+        twice = repair(once.messages, profile, options=options)
+        assert [dump(m) for m in twice.messages] == [dump(m) for m in once.messages], provider
+        assert twice.actions == [], provider
+        assert canonical_violations(once.messages, profile, profile.default_model) == [], provider
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
 @given(case=pathological())
-def test_repaired_transcript_encodes_to_a_valid_request(provider: str, case: Pathological) -> None:
-    profile = get_profile(provider)
-    codec = _codec(profile)
-    if codec is None:
-        pytest.skip(f"no {profile.dialect} codec yet")
-    _note(case.messages, provider, "generated_repair")
-    repaired = repair(case.messages, profile).messages
-    request = codec.encode(Conversation(messages=repaired), profile)
-    note(json.dumps(request.body, indent=1, ensure_ascii=False))
-    assert validate(request.body, profile) == []
+def test_repaired_transcript_encodes_to_a_valid_request(case: Pathological) -> None:
+    for provider in PROVIDERS:
+        profile = get_profile(provider)
+        codec = _codec(profile)
+        assert codec is not None, f"no {profile.dialect} codec"
+        repaired = repair(case.messages, profile).messages
+        request = codec.encode(Conversation(messages=repaired), profile)
+        problems = validate(request.body, profile)
+        if problems:
+            _note(case.messages, provider, "generated_repair")
+            note(json.dumps(request.body, indent=1, ensure_ascii=False))
+        assert problems == [], provider
 
 
 def _atoms(messages: list[Message]) -> Counter[tuple[str, ...]]:
@@ -104,16 +105,16 @@ def _atoms(messages: list[Message]) -> Counter[tuple[str, ...]]:
     return atoms
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
 @given(case=pathological())
-def test_content_is_removed_only_with_a_warning(provider: str, case: Pathological) -> None:
-    _note(case.messages, provider, "generated_repair")
-    res = repair(case.messages, get_profile(provider))
-    lost = _atoms(case.messages) - _atoms(res.messages)
-    if lost:
-        assert res.warnings, lost
-    if not res.actions:
-        assert [dump(m) for m in res.messages] == [dump(m) for m in case.messages]
+def test_content_is_removed_only_with_a_warning(case: Pathological) -> None:
+    before = _atoms(case.messages)
+    for provider in PROVIDERS:
+        res = repair(case.messages, get_profile(provider))
+        lost = before - _atoms(res.messages)
+        if lost:
+            assert res.warnings, (provider, lost)
+        if not res.actions:
+            assert [dump(m) for m in res.messages] == [dump(m) for m in case.messages], provider
 
 
 def _pairs(messages: list[Message]) -> list[tuple[str, str, str, str]]:
@@ -132,12 +133,11 @@ def _pairs(messages: list[Message]) -> list[tuple[str, str, str, str]]:
     ]
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
 @given(messages=transcripts())
-def test_every_valid_call_and_result_pair_survives(provider: str, messages: list[Message]) -> None:
-    _note(messages, provider, "cross_provider")
-    repaired = repair(messages, get_profile(provider)).messages
-    assert _pairs(repaired) == _pairs(messages)
+def test_every_valid_call_and_result_pair_survives(messages: list[Message]) -> None:
+    for provider in PROVIDERS:
+        repaired = repair(messages, get_profile(provider)).messages
+        assert _pairs(repaired) == _pairs(messages), provider
 
 
 @given(data=st.data(), messages=transcripts(max_turns=4))

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conformance.fileio import read_json
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help="judge a runtime's output for one scenario against its expected form")
@@ -27,7 +29,6 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from conformance.capabilities import get_profile
-    from conformance.cli import _read_json
     from conformance.compare import diff, render_diff
     from conformance.exceptions import InputError
     from conformance.harness.checks import canonical_outcome, expected_outcome
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     get_profile(args.provider)
     root = Path(args.root)
     (scenario,) = load_scenarios(root / "scenarios", only=[args.scenario])
-    actual = _read_json(Path(args.actual))
+    actual = read_json(Path(args.actual))
     entry = scenario.entry(args.provider)
     if entry is not None and entry.unsupported:
         print(f"unsupported: {entry.unsupported}")

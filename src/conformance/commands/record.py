@@ -20,21 +20,31 @@ def add_parser(sub: Any) -> None:
         "--accept", action="store_true", help="make the recorded outcomes the expected forms (per-provider overrides)"
     )
     p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance.replay.record import record
+    from rich.console import Console
 
-    report = record(
-        Path(args.root),
-        args.provider,
-        mode=args.record_mode,
-        scenario_ids=args.scenario,
-        base_url=args.base_url,
-        only_failing=args.record_failing,
-        accept_outcomes=args.accept,
-    )
+    from conformance.replay.record import record, recordable
+    from conformance.report.progress import progress, wanted
+
+    console = Console(stderr=True)
+    enabled = wanted(console, disabled=args.no_progress)
+    total = len(recordable(Path(args.root), args.provider, args.scenario)) if enabled else 0
+    with progress(console, total, f"recording {args.provider}", enabled=enabled) as bar:
+        report = record(
+            Path(args.root),
+            args.provider,
+            mode=args.record_mode,
+            scenario_ids=args.scenario,
+            base_url=args.base_url,
+            only_failing=args.record_failing,
+            accept_outcomes=args.accept,
+            on_start=bar.start,
+            on_done=lambda _: bar.advance(),
+        )
     for message in report.skipped:
         print(f"skipped: {message}")
     for sid in report.recorded:

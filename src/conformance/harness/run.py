@@ -29,10 +29,14 @@ def run_all(
     ctx: HarnessContext,
     *,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    on_start: Callable[[Scenario, str], None] | None = None,
 ) -> list[ScenarioResult]:
+    """Every scenario × provider, scenario by scenario, in the order given."""
     results: list[ScenarioResult] = []
     for scenario in scenarios:
         for provider in providers:
+            if on_start is not None:
+                on_start(scenario, provider)
             res = run_check(scenario, provider, ctx)
             results.append(res)
             if on_result is not None:

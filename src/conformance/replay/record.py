@@ -19,7 +19,7 @@ cassette is reported, so a reviewer sees semantic drift, not YAML noise.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -169,6 +169,16 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
     atomic_write(scenario.path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110))
 
 
+def recordable(root: Path, provider: str, scenario_ids: list[str] | None = None) -> list[Scenario]:
+    """The scenarios `record` would visit for `provider` (recorded checks, not declared unsupported)."""
+    out = []
+    for scenario in load_scenarios(root / "scenarios", only=scenario_ids):
+        entry = scenario.entry(provider)
+        if scenario.check in RECORDED_CHECKS and not (entry is not None and entry.unsupported):
+            out.append(scenario)
+    return out
+
+
 def record(
     root: Path,
     provider: str,
@@ -181,7 +191,10 @@ def record(
     only_failing: bool = False,
     today: date | None = None,
     accept_outcomes: bool = False,
+    on_start: Callable[[str], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
 ) -> RecordReport:
+    """Record `provider`'s cassettes; `on_start`/`on_done` are told each scenario id (for a progress bar)."""
     if mode not in RECORD_MODES:
         raise InputError(f"record mode must be one of {', '.join(RECORD_MODES)}", where="--record-mode")
     if mode == "none":
@@ -194,7 +207,7 @@ def record(
     except MissingKeyError as exc:
         report.skipped.append(str(exc))
         return report
-    scenarios = [s for s in load_scenarios(root / "scenarios", only=scenario_ids) if s.check in RECORDED_CHECKS]
+    scenarios = recordable(root, provider, scenario_ids)
     if only_failing:
         from conformance.harness import HarnessContext, run_check
 
@@ -202,9 +215,8 @@ def record(
         scenarios = [s for s in scenarios if run_check(s, provider, ctx).verdict in ("fail", "error")]
         mode = "all"
     for scenario in scenarios:
-        entry = scenario.entry(provider)
-        if entry is not None and entry.unsupported:
-            continue
+        if on_start is not None:
+            on_start(scenario.id)
         record_scenario(
             scenario,
             profile,
@@ -218,4 +230,6 @@ def record(
         )
         if accept_outcomes and scenario.id in report.recorded:
             accept(scenario, provider, scenario.cassette_path(provider, root))
+        if on_done is not None:
+            on_done(scenario.id)
     return report
