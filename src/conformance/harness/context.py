@@ -21,12 +21,19 @@ class HarnessContext:
     runtime_name: str = "reference"
     extras: dict[str, Any] = field(default_factory=dict)
     """Per-run options checks may read (e.g. hypothesis settings for generated checks)."""
+    _root_resolved: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     def rel(self, path: Path) -> str:
+        """`path` relative to the project root when it is inside it (for reports), else as given."""
         try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
+            return path.resolve().relative_to(self._resolved_root()).as_posix()
         except ValueError:
             return str(path)
+
+    def _resolved_root(self) -> Path:
+        if self._root_resolved is None:
+            self._root_resolved = self.root.resolve()
+        return self._root_resolved
 
 
 def result(
