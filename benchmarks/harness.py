@@ -34,7 +34,7 @@ import httpx
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.fileio import clear_cache, parse_yaml
 from conformance.harness import HarnessContext, build_matrix, run_all, run_check
-from conformance.harness.generated import drawn_examples
+from conformance.harness.checks.generated import drawn_examples
 from conformance.report.html import write_html
 from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import Scenario, load_scenarios
@@ -80,9 +80,8 @@ def run_checks(root: Path, pairs: list[tuple[Scenario, str]]) -> None:
 
 
 def floor_inputs(root: Path, pairs: list[tuple[Scenario, str]]) -> list[tuple[str, dict[str, object], Path]]:
-    from conformance.harness.checks import conversation_for
 
-    return [(p, conversation_for(s, p), s.cassette_path(p, root)) for s, p in pairs]
+    return [(p, s.conversation(p), s.cassette_path(p, root)) for s, p in pairs]
 
 
 def run_floor(inputs: list[tuple[str, dict[str, object], Path]]) -> None:

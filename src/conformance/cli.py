@@ -133,7 +133,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 @command("sync-requests")
 def cmd_sync_requests(args: argparse.Namespace) -> int:
-    from conformance.replay.sync import sync_requests
+    from conformance.harness.sync import sync_requests
 
     root = Path(args.root).resolve()
     changed = sync_requests(

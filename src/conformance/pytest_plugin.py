@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from conformance.compare import ScenarioResult
 from conformance.exceptions import ConformanceError
-from conformance.report.matrix import ScenarioResult
 
 _RESULTS = pytest.StashKey[list[ScenarioResult]]()
 _CONTEXT = pytest.StashKey[Any]()
@@ -165,7 +165,7 @@ class ScenarioItem(pytest.Item):
 
         from conformance.capabilities import get_profile
         from conformance.exceptions import MissingKeyError
-        from conformance.replay.record import RecordReport, record_scenario
+        from conformance.harness.record import RecordReport, record_scenario
         from conformance.runtime.auth import resolve_key
 
         entry = self.scenario.entry(self.provider)

@@ -18,8 +18,8 @@ from conformance import capabilities
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.emulator import Fault, Settings, base_urls, serve, start_in_thread
 from conformance.harness import HarnessContext, build_matrix, run_all
+from conformance.harness.record import record
 from conformance.model import Conversation
-from conformance.replay.record import record
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.turn import run_turn

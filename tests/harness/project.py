@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from conformance.replay.sync import sync_requests
+from conformance.harness.sync import sync_requests
 
 SCENARIO = """\
 title: Plain text from Anthropic

@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
     from conformance.capabilities import get_profile
     from conformance.compare import diff, render_diff
     from conformance.exceptions import InputError
-    from conformance.harness.checks import canonical_outcome, expected_outcome
-    from conformance.harness.transcript_checks import REPAIR_IGNORE
+    from conformance.harness.checks.common import canonical_outcome, expected_outcome
+    from conformance.harness.checks.transcript import REPAIR_IGNORE
     from conformance.scenarios import load_scenarios
 
     get_profile(args.provider)

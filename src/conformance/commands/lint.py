@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from conformance.exceptions import InputError
-    from conformance.replay.lint import lint
+    from conformance.harness.lint import lint
 
     paths = [Path(p) for p in args.paths]
     for path in paths:

@@ -8,7 +8,7 @@ from typing import Any
 
 
 def add_parser(sub: Any) -> None:
-    from conformance.replay.record import RECORD_MODES
+    from conformance.harness.record import RECORD_MODES
 
     p = sub.add_parser("record", help="record cassettes for a provider (keys from the usual environment variables)")
     p.add_argument("--provider", required=True)
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from conformance.replay.record import record, recordable
+    from conformance.harness.record import record, recordable
     from conformance.report.progress import progress, wanted
 
     console = Console(stderr=True)

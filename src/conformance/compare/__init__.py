@@ -16,7 +16,7 @@ from typing import Any, Literal
 import orjson
 from deepdiff import DeepDiff
 
-from conformance.report.matrix import DiffEntry
+from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Verdict
 
 DEFAULT_IGNORE: tuple[str, ...] = (
     "message.provider",
@@ -138,4 +138,14 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["DEFAULT_IGNORE", "diff", "format_path", "is_ignored", "render_diff"]
+__all__ = [
+    "DEFAULT_IGNORE",
+    "VERDICTS",
+    "DiffEntry",
+    "ScenarioResult",
+    "Verdict",
+    "diff",
+    "format_path",
+    "is_ignored",
+    "render_diff",
+]

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.compare import diff
-from conformance.report.matrix import ScenarioResult, Verdict
+from conformance.compare import ScenarioResult, Verdict, diff
 from conformance.runtime.protocol import Runtime
 from conformance.scenarios import Scenario
 

@@ -5,44 +5,12 @@ render it; `docs/matrix-json.md` documents it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "unsupported", "missing", "error", "skipped")
+from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Verdict
 
 SCHEMA_VERSION = 1
-
-
-class DiffEntry(BaseModel):
-    """One difference between expected and actual, at a contract path like `message.content[0].text`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str
-    change: Literal["changed", "added", "removed", "type_changed"]
-    expected: Any = None
-    actual: Any = None
-
-
-class ScenarioResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    scenario: str
-    title: str
-    feature: str
-    check: str
-    provider: str
-    verdict: Verdict
-    reason: str = ""
-    scenario_path: str | None = None
-    cassette: str | None = None
-    expected: Any = None
-    actual: Any = None
-    diff: list[DiffEntry] = Field(default_factory=list)
-    examples: int | None = None
-    """Generated checks: examples run."""
 
 
 class Cell(BaseModel):
@@ -124,3 +92,17 @@ def cell_verdict(results: list[ScenarioResult]) -> Verdict:
         if verdict in present:
             return verdict
     return "missing"
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "VERDICTS",
+    "Cell",
+    "DiffEntry",
+    "FeatureRow",
+    "Matrix",
+    "Provenance",
+    "ScenarioResult",
+    "Verdict",
+    "cell_verdict",
+]

@@ -2,7 +2,7 @@
 
 from conformance.scenarios.catalog import FEATURE_IDS, FEATURES, GROUPS, Feature, feature
 from conformance.scenarios.loader import Scenario, deep_merge, load_scenario, load_scenarios
-from conformance.scenarios.schema import CHECKS, ProviderEntry, ScenarioFile
+from conformance.scenarios.schema import CHECKS, ProviderEntry, ScenarioFile, known_checks, register_check_name
 
 __all__ = [
     "CHECKS",
@@ -15,6 +15,8 @@ __all__ = [
     "ScenarioFile",
     "deep_merge",
     "feature",
+    "known_checks",
     "load_scenario",
     "load_scenarios",
+    "register_check_name",
 ]

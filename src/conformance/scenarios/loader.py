@@ -14,6 +14,8 @@ from conformance.exceptions import ScenarioError
 from conformance.fileio import memoized, parse_yaml
 from conformance.scenarios.schema import ProviderEntry, ScenarioFile
 
+_CONVERSATION_KEYS = frozenset({"messages", "tools", "options", "model"})
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -39,6 +41,20 @@ class Scenario:
         if entry is not None and entry.cassette:
             return root / entry.cassette
         return root / "cassettes" / provider / f"{self.id}.yaml"
+
+    def conversation(self, provider: str) -> dict[str, Any]:
+        """The input's conversation (CONVERSATION.json) with the provider entry's model and options applied.
+
+        Only `messages`, `tools`, `options` and `model` belong to it; checks read their own settings
+        (e.g. `runtime`, `repair_options`) from the rest of the input."""
+        data = {k: v for k, v in self.spec.input.items() if k in _CONVERSATION_KEYS}
+        entry = self.entry(provider)
+        if entry is not None and entry.model:
+            data["model"] = entry.model
+        if entry is not None and entry.options:
+            data["options"] = {**data.get("options", {}), **entry.options}
+        data.setdefault("messages", [])
+        return data
 
     def expected_for(self, provider: str) -> Any:
         """The shared expected form with the provider's override deep-merged over it."""

@@ -21,14 +21,26 @@ chunk_size: 3                   # replay stream bodies in 3-byte chunks
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from conformance.scenarios.catalog import FEATURE_IDS
 
-Check = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff"]
-CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript", "generated", "handoff")
+BuiltinCheck = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff"]
+CHECKS: tuple[str, ...] = get_args(BuiltinCheck)
+"""The checks this package ships; `register_check_name` adds others (the harness's `register_check` does)."""
+
+_CHECK_NAMES: set[str] = set(CHECKS)
+
+
+def register_check_name(name: str) -> None:
+    """Let scenario files name the check `name` (a third-party check registered with the harness)."""
+    _CHECK_NAMES.add(name)
+
+
+def known_checks() -> list[str]:
+    return sorted(_CHECK_NAMES)
 
 
 class ProviderEntry(BaseModel):
@@ -49,7 +61,7 @@ class ScenarioFile(BaseModel):
 
     title: str
     feature: str
-    check: Check
+    check: str
     description: str = ""
     input: dict[str, Any] = Field(default_factory=dict)
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
@@ -66,6 +78,13 @@ class ScenarioFile(BaseModel):
     def _known_feature(cls, value: str) -> str:
         if value not in FEATURE_IDS:
             raise ValueError(f"unknown feature {value!r}; see the feature catalog in the README")
+        return value
+
+    @field_validator("check")
+    @classmethod
+    def _known_check(cls, value: str) -> str:
+        if value not in _CHECK_NAMES:
+            raise ValueError(f"unknown check {value!r}; known checks: {', '.join(known_checks())}")
         return value
 
     @field_validator("providers", mode="before")

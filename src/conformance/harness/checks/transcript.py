@@ -17,10 +17,10 @@ from typing import Any
 
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
+from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
-from conformance.report.matrix import ScenarioResult
 from conformance.runtime.reference import parse_messages
 from conformance.scenarios import Scenario
 

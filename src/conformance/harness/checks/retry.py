@@ -17,12 +17,12 @@ import random
 from typing import Any
 
 from conformance.capabilities import get_profile
+from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
 from conformance.replay.cassette import load_cassette
 from conformance.replay.player import CassetteTransport, ReplayMismatch
-from conformance.report.matrix import ScenarioResult
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.reference import parse_conversation
@@ -48,14 +48,13 @@ def _canonical(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
-    from conformance.harness.checks import conversation_for
 
     cassette = scenario.cassette_path(provider, ctx.root)
     if not cassette.is_file():
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
     transport = CassetteTransport(load_cassette(cassette))  # typed errors name the file and field
     settings = dict(scenario.spec.input.get("runtime", {}))
-    conv = parse_conversation(conversation_for(scenario, provider), where=f"{scenario.path}: input")
+    conv = parse_conversation(scenario.conversation(provider), where=f"{scenario.path}: input")
     try:
         policy = RetryPolicy(**settings.get("policy", {}))
     except TypeError as exc:

@@ -22,7 +22,6 @@ SYNCED_CHECKS = frozenset({"decode", "retry"})
 
 
 def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, write: bool, out: TextIO) -> int:
-    from conformance.harness.checks import conversation_for
 
     changed = 0
     for scenario in load_scenarios(root / "scenarios", only=only):
@@ -36,7 +35,7 @@ def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, w
             if not path.is_file():
                 continue
             profile = get_profile(provider)
-            conv = parse_conversation(conversation_for(scenario, provider), where=f"{scenario.path}: input")
+            conv = parse_conversation(scenario.conversation(provider), where=f"{scenario.path}: input")
             wire = ReferenceRuntime().wire_request(conv, profile)
             body = orjson.dumps(wire.body)
             cassette = load_cassette(path)

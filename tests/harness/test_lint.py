@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from conformance.harness.lint import lint
 from conformance.replay.cassette import load_cassette, save_cassette
-from conformance.replay.lint import lint
 from tests.harness.project import make_project
 
 SECRETS = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import get_profile, matrix_providers
+from conformance.compare import ScenarioResult
 from conformance.harness.context import HarnessContext, result
 from conformance.model import (
     AssistantMessage,
@@ -23,7 +24,6 @@ from conformance.model import (
     UserMessage,
 )
 from conformance.replay.cassette import load_cassette
-from conformance.report.matrix import ScenarioResult
 from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import Scenario, load_scenarios
 
@@ -51,9 +51,8 @@ def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Con
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
                 continue
-            from conformance.harness.checks import conversation_for
 
-            conv = parse_conversation(conversation_for(scenario, source))
+            conv = parse_conversation(scenario.conversation(source))
             for it in load_cassette(path).interactions:
                 outcome = ReferenceRuntime().decode(
                     source,

@@ -29,11 +29,11 @@ from hypothesis.errors import NoSuchExample
 
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
+from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
 from conformance.replay.cassette import load_cassette
-from conformance.report.matrix import ScenarioResult
 from conformance.scenarios import Scenario, load_scenarios
 
 

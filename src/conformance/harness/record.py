@@ -93,10 +93,9 @@ def record_scenario(
     today: date,
     report: RecordReport,
 ) -> None:
-    from conformance.harness.checks import conversation_for
 
     path = scenario.cassette_path(profile.name, root)
-    conv = parse_conversation(conversation_for(scenario, profile.name), where=f"{scenario.path}: input")
+    conv = parse_conversation(scenario.conversation(profile.name), where=f"{scenario.path}: input")
     wire = ReferenceRuntime().wire_request(conv, profile)
     body = orjson.dumps(wire.body)
     recorded_url = scrub_url(wire.url(canonical))  # the provider's own URL, wherever it was recorded

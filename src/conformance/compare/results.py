@@ -1,0 +1,42 @@
+"""What a check produces: a verdict for one scenario × provider, with the diff behind it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped"]
+"""pass/fail: judged; unsupported: a provider fact; missing: no evidence yet; error: misuse or a crash;
+skipped: the runtime under test lacks a capability the check needs."""
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+class DiffEntry(BaseModel):
+    """One difference between expected and actual, at a contract path like `message.content[0].text`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    change: Literal["changed", "added", "removed", "type_changed"]
+    expected: Any = None
+    actual: Any = None
+
+
+class ScenarioResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scenario: str
+    title: str
+    feature: str
+    check: str
+    provider: str
+    verdict: Verdict
+    reason: str = ""
+    scenario_path: str | None = None
+    cassette: str | None = None
+    expected: Any = None
+    actual: Any = None
+    diff: list[DiffEntry] = Field(default_factory=list)
+    examples: int | None = None
+    """Generated checks: examples run."""

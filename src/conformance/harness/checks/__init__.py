@@ -1,0 +1,63 @@
+"""The checks a scenario can name, registered by name. Each returns a `ScenarioResult`.
+
+Each check lives in its own module; a third party adds one with `register_check(name, fn)`, after
+which scenario files may name it in `check:`.
+"""
+
+from __future__ import annotations
+
+from conformance.compare import ScenarioResult
+from conformance.exceptions import InputError
+from conformance.harness.checks.decode import check_decode
+from conformance.harness.checks.encode import check_encode
+from conformance.harness.checks.generated import check_generated
+from conformance.harness.checks.handoff import check_handoff
+from conformance.harness.checks.retry import check_retry
+from conformance.harness.checks.transcript import check_repair, check_transcript
+from conformance.harness.context import Check, HarnessContext, result
+from conformance.scenarios import Scenario, register_check_name
+
+CHECK_REGISTRY: dict[str, Check] = {}
+
+
+def register_check(name: str, check: Check) -> None:
+    """Make `check` available to scenario files as `check: <name>`."""
+    CHECK_REGISTRY[name] = check
+    register_check_name(name)
+
+
+for _name, _check in (
+    ("decode", check_decode),
+    ("encode", check_encode),
+    ("repair", check_repair),
+    ("transcript", check_transcript),
+    ("generated", check_generated),
+    ("handoff", check_handoff),
+    ("retry", check_retry),
+):
+    register_check(_name, _check)
+
+
+def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`."""
+    entry = scenario.entry(provider)
+    if entry is not None and entry.unsupported:
+        res = result(scenario, provider, "unsupported", entry.unsupported)
+        res.scenario_path = ctx.rel(scenario.path)
+        return res
+    if scenario.check != "decode" and scenario.spec.providers and entry is None:
+        return result(scenario, provider, "missing", "this scenario does not cover this provider yet")
+    check = CHECK_REGISTRY.get(scenario.check)
+    if check is None:
+        return result(scenario, provider, "error", f"no check named {scenario.check!r} is available")
+    try:
+        res = check(scenario, provider, ctx)
+    except InputError as exc:
+        res = result(scenario, provider, "error", str(exc))
+    except Exception as exc:  # a crash in the runtime under test is a verdict, with its type
+        res = result(scenario, provider, "error", f"{type(exc).__name__}: {exc}")
+    res.scenario_path = ctx.rel(scenario.path)
+    return res
+
+
+__all__ = ["CHECK_REGISTRY", "register_check", "run_check"]

@@ -1,0 +1,57 @@
+"""The `decode` check: the runtime's request must match the cassette; its reading of the answer, the expected form."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from conformance.compare import ScenarioResult
+from conformance.harness.checks.common import canonical_outcome, expected_outcome, split
+from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
+from conformance.replay.player import ReplayMismatch, ReplaySession
+from conformance.runtime.reference import parse_conversation
+from conformance.scenarios import Scenario
+
+
+def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """The runtime encodes the input; its body must match the cassette's recorded request (sent to
+    the recorded endpoint), and the recorded answer, decoded by the runtime, is compared."""
+    cassette = scenario.cassette_path(provider, ctx.root)
+    if not cassette.is_file():
+        return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
+    conv_data = scenario.conversation(provider)
+    parse_conversation(conv_data, where=f"{scenario.path}: input")  # a scenario error names the field
+    expected = expected_outcome(scenario, provider)
+    rel = ctx.rel(cassette)
+    with ReplaySession(cassette) as session:
+        recorded = session.transport.cassette.interactions[0].request
+        body = ctx.runtime.encode(conv_data, provider)
+        try:
+            response = session.send(recorded.method, recorded.uri, body)
+        except ReplayMismatch as exc:
+            return result(
+                scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected
+            )
+        unplayed = session.unplayed()
+    actual = ctx.runtime.decode(
+        provider,
+        response.status,
+        response.headers,
+        split(response.body, scenario.spec.chunk_size),
+        recorded.stream_requested(),
+    )
+    failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+    if failure is not None:
+        return failure
+    try:
+        actual = canonical_outcome(actual)
+    except ValidationError as exc:
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"the runtime's output is not a normalized outcome: {exc.errors()[0]['msg']}",
+            cassette=rel,
+            expected=expected,
+            actual=actual,
+        )
+    return judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel)
