@@ -96,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_decode(args: argparse.Namespace) -> int:
     from conformance.replay.cassette import load_cassette
 
-    runtime, _ = load_runtime(args.runtime)
+    runtime, _ = load_runtime(args.runtime, needs=("decode",))
     get_profile(args.provider)
     cassette = load_cassette(Path(args.cassette))
     for i, it in enumerate(cassette.interactions):
@@ -113,7 +113,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 @command("encode")
 def cmd_encode(args: argparse.Namespace) -> int:
-    runtime, _ = load_runtime(args.runtime)
+    runtime, _ = load_runtime(args.runtime, needs=("encode",))
     get_profile(args.provider)
     conversation = read_json(Path(args.conversation))
     body = runtime.encode(conversation, args.provider)

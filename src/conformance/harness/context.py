@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.compare import ScenarioResult, Verdict, diff
-from conformance.runtime.protocol import Runtime
+from conformance.runtime.protocol import missing_capabilities
 from conformance.scenarios import Scenario
 
 
@@ -16,10 +16,13 @@ from conformance.scenarios import Scenario
 class HarnessContext:
     root: Path
     """Project root: scenario cassette paths are relative to it."""
-    runtime: Runtime
+    runtime: Any
+    """The runtime under test: any object with some of the capability methods of `runtime.protocol`."""
     runtime_name: str = "reference"
     extras: dict[str, Any] = field(default_factory=dict)
     """Per-run options checks may read (e.g. hypothesis settings for generated checks)."""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Work a check shares across providers within one run (e.g. decoded handoff sources)."""
     _root_resolved: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     def rel(self, path: Path) -> str:
@@ -53,6 +56,15 @@ def result(
         scenario_path=str(scenario.path),
         **fields,
     )
+
+
+def requires(ctx: HarnessContext, scenario: Scenario, provider: str, *capabilities: str) -> ScenarioResult | None:
+    """`skipped` naming what the runtime under test lacks, or None when it has every capability."""
+    missing = missing_capabilities(ctx.runtime, capabilities)
+    if not missing:
+        return None
+    names = ", ".join(f"`{c}`" for c in missing)
+    return result(scenario, provider, "skipped", f"runtime {ctx.runtime_name} does not implement {names}")
 
 
 def unplayed_failure(scenario: Scenario, provider: str, unplayed: list[int], **fields: Any) -> ScenarioResult | None:

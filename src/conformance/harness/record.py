@@ -33,6 +33,7 @@ from conformance.capabilities import ProviderProfile, get_profile
 from conformance.compare import diff, render_diff
 from conformance.exceptions import InputError, MissingKeyError
 from conformance.fileio import atomic_write
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import (
     Cassette,
     Interaction,
@@ -43,7 +44,7 @@ from conformance.replay.cassette import (
 )
 from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
 from conformance.runtime.auth import apply_auth, resolve_key
-from conformance.runtime.reference import ReferenceRuntime, parse_conversation
+from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]

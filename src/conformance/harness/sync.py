@@ -14,8 +14,9 @@ import orjson
 
 from conformance.capabilities import get_profile
 from conformance.compare import diff, render_diff
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette, save_cassette
-from conformance.runtime.reference import ReferenceRuntime, parse_conversation
+from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import load_scenarios
 
 SYNCED_CHECKS = frozenset({"decode", "retry"})

@@ -23,6 +23,7 @@ import orjson
 from conformance.exceptions import CassetteError
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.matchers import json_body
+from conformance.replay.scrub import SECRET_QUERY_KEYS
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "json_body")
 
@@ -42,6 +43,18 @@ class ReplayedResponse:
 
 
 @dataclass(frozen=True)
+class LoggedRequest:
+    """One request the transport answered: which interaction, what was sent, when (on its clock)."""
+
+    interaction: int
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes | None
+    at: float
+
+
+@dataclass(frozen=True)
 class _Target:
     method: str
     scheme: str
@@ -55,7 +68,9 @@ class _Target:
         parts = urlsplit(uri)
         scheme = parts.scheme.lower()
         port = parts.port or (443 if scheme == "https" else 80)
-        query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        # a key in the query string is never recorded, so it takes no part in matching
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        query = tuple(sorted((k, v) for k, v in pairs if k.lower() not in SECRET_QUERY_KEYS))
         return cls(method.upper(), scheme, (parts.hostname or "").lower(), port, parts.path or "/", query)
 
     def differences(self, other: _Target) -> list[str]:
@@ -72,12 +87,16 @@ class _Body:
 
 
 class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """Answers requests from one cassette; each recorded interaction is played at most once."""
+    """Answers requests from one cassette; each recorded interaction is played at most once.
 
-    def __init__(self, cassette: Cassette) -> None:
+    Every answered request is kept in `log` (with the time on `clock`, when one is given)."""
+
+    def __init__(self, cassette: Cassette, *, clock: Any = None) -> None:
         self.cassette = cassette
         self._targets = [_Target.of(it.request.method, it.request.uri) for it in cassette.interactions]
         self.play_counts = [0] * len(cassette.interactions)
+        self.log: list[LoggedRequest] = []
+        self._clock = clock
 
     @classmethod
     def from_path(cls, path: Path) -> CassetteTransport:
@@ -119,11 +138,16 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return f"{head}; nearest is interaction {i} ({rec.method} {rec.uri}): {why}"
 
     def _response(self, request: httpx.Request, content: bytes) -> httpx.Response:
-        _, it = self.answer(request.method, str(request.url), content)
-        headers = [(k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals]
+        index, it = self.answer(request.method, str(request.url), content)
+        at = float(self._clock.now()) if self._clock is not None else 0.0
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.log.append(LoggedRequest(index, request.method, str(request.url), headers, content or None, at))
+        answer_headers = [
+            (k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals
+        ]
         return httpx.Response(
             it.response.status,
-            headers=headers,
+            headers=answer_headers,
             content=it.response.body,
             request=request,
             extensions={"reason_phrase": it.response.reason.encode("ascii", "replace")},

@@ -34,5 +34,9 @@ class FakeClock:
         return self._now
 
     async def sleep(self, seconds: float) -> None:
+        self.sleep_sync(seconds)
+
+    def sleep_sync(self, seconds: float) -> None:
+        """The same wait for synchronous code (an SDK's own retry loop)."""
         self.sleeps.append(seconds)
         self._now += max(seconds, 0.0)

@@ -7,7 +7,7 @@ from typing import Any
 from conformance.capabilities import ProviderProfile
 from conformance.exceptions import InputError
 from conformance.model import Conversation
-from conformance.runtime.reference import parse_conversation
+from conformance.model.parse import parse_conversation
 
 
 def validate_entry(

@@ -5,15 +5,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 from conformance.exceptions import InputError
-from conformance.runtime.protocol import Runtime
+from conformance.runtime.protocol import CAPABILITIES, capabilities_of, missing_capabilities
 
 
-def load_runtime(spec: str | None, *, where: str = "--runtime") -> tuple[Runtime, str]:
+def load_runtime(spec: str | None, *, where: str = "--runtime", needs: tuple[str, ...] = ()) -> tuple[Any, str]:
     """`package.module:factory` → (a runtime instance, its name); None → the reference runtime.
 
-    `factory` is called when it is callable (a class or a function), else used as the runtime."""
+    `factory` is called when it is callable (a class or a function), else used as the runtime. It
+    must implement at least one capability, and every capability in `needs`."""
     if not spec:
         from conformance.runtime.reference import ReferenceRuntime
 
@@ -34,6 +36,11 @@ def load_runtime(spec: str | None, *, where: str = "--runtime") -> tuple[Runtime
         runtime = factory() if callable(factory) else factory
     except Exception as exc:  # the user's factory failed: say so in one line
         raise InputError(f"{spec} raised {type(exc).__name__}: {exc}", where=where) from None
-    if not isinstance(runtime, Runtime):
-        raise InputError(f"{spec} does not implement the runtime protocol (name, encode, decode, repair)", where=where)
-    return runtime, str(getattr(runtime, "name", "") or spec)
+    name = str(getattr(runtime, "name", "") or spec)
+    if not capabilities_of(runtime):
+        methods = ", ".join(sorted(set(CAPABILITIES.values())))
+        raise InputError(f"{spec} implements none of the runtime protocol's methods ({methods})", where=where)
+    missing = missing_capabilities(runtime, needs)
+    if missing:
+        raise InputError(f"runtime {name} does not implement {', '.join(f'`{c}`' for c in missing)}", where=where)
+    return runtime, name

@@ -6,15 +6,20 @@ from pydantic import ValidationError
 
 from conformance.compare import ScenarioResult
 from conformance.harness.checks.common import canonical_outcome, expected_outcome, split
-from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
+from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
+from conformance.model.parse import parse_conversation
 from conformance.replay.player import ReplayMismatch, ReplaySession
-from conformance.runtime.reference import parse_conversation
+from conformance.runtime.protocol import missing_capabilities
 from conformance.scenarios import Scenario
 
 
 def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     """The runtime encodes the input; its body must match the cassette's recorded request (sent to
-    the recorded endpoint), and the recorded answer, decoded by the runtime, is compared."""
+    the recorded endpoint), and the recorded answer, decoded by the runtime, is compared. A runtime
+    without `encode` is judged on decoding alone: the recorded request is sent as it is."""
+    skipped = requires(ctx, scenario, provider, "decode")
+    if skipped is not None:
+        return skipped
     cassette = scenario.cassette_path(provider, ctx.root)
     if not cassette.is_file():
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
@@ -24,7 +29,8 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     rel = ctx.rel(cassette)
     with ReplaySession(cassette) as session:
         recorded = session.transport.cassette.interactions[0].request
-        body = ctx.runtime.encode(conv_data, provider)
+        has_encode = not missing_capabilities(ctx.runtime, ("encode",))
+        body = ctx.runtime.encode(conv_data, provider) if has_encode else recorded.json()
         try:
             response = session.send(recorded.method, recorded.uri, body)
         except ReplayMismatch as exc:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from conformance.compare import ScenarioResult
-from conformance.harness.context import HarnessContext, judge, result
+from conformance.harness.context import HarnessContext, judge, requires, result
 from conformance.scenarios import Scenario
 
 
 def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     """Encode the input for the provider and compare with the expected wire body."""
+    skipped = requires(ctx, scenario, provider, "encode")
+    if skipped is not None:
+        return skipped
     expected = scenario.expected_for(provider)
     if expected is None:
         return result(scenario, provider, "missing", "no expected wire request for this provider")

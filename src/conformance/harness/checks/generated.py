@@ -31,7 +31,7 @@ from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
 from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, result
+from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import Scenario, load_scenarios
@@ -140,6 +140,8 @@ PROPERTIES: dict[str, Callable[[str, HarnessContext], Property]] = {
     "repair": _repair_property,
     "rechunk": _rechunk_property,
 }
+NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode"}
+"""The capability of the runtime under test each property exercises."""
 
 
 def _shrunk(name: str, prop: Property, n: int) -> str | None:
@@ -157,6 +159,9 @@ def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> S
     factory = PROPERTIES.get(name)
     if factory is None:
         raise ScenarioError(f"input.property must be one of {', '.join(PROPERTIES)}", where=str(scenario.path))
+    skipped = requires(ctx, scenario, provider, NEEDS[name])
+    if skipped is not None:
+        return skipped
     n = int(ctx.extras.get("examples") or spec.get("examples", 50))
     examples = 0
     try:

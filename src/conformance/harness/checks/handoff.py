@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.compare import ScenarioResult
-from conformance.harness.context import HarnessContext, result
+from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import (
     AssistantMessage,
     Conversation,
@@ -23,8 +25,8 @@ from conformance.model import (
     ToolResultMessage,
     UserMessage,
 )
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
-from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import Scenario, load_scenarios
 
 
@@ -38,53 +40,66 @@ def _continued(conv: Conversation, message: AssistantMessage) -> list[Message]:
     return [*conv.messages, message, *results, follow_up]
 
 
-def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Conversation]]:
-    """(label, conversation) for every successful decode of another provider's cassettes."""
-    out: list[tuple[str, Conversation]] = []
+def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, AssistantMessage]]:
+    """(source provider, label, conversation, message) for every message the runtime under test
+    decodes from a decode cassette; computed once per run."""
+    cached = ctx.memo.get("handoff")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    out: list[tuple[str, str, Conversation, AssistantMessage]] = []
     for scenario in load_scenarios(ctx.root / "scenarios"):
         if scenario.check != "decode":
             continue
         for source in matrix_providers():
-            if source == target:
-                continue
             path = scenario.cassette_path(source, ctx.root)
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
                 continue
-
             conv = parse_conversation(scenario.conversation(source))
             for it in load_cassette(path).interactions:
-                outcome = ReferenceRuntime().decode(
+                outcome = ctx.runtime.decode(
                     source,
                     it.response.status,
                     it.response.flat_headers(),
                     [it.response.body],
                     it.request.stream_requested(),
                 )
-                data: Any = outcome.get("message")
+                data: Any = outcome.get("message") if isinstance(outcome, dict) else None
                 if data is None:
                     continue
-                message = AssistantMessage.model_validate(data)
-                out.append(
-                    (
-                        f"{source}:{scenario.id}",
-                        conv.model_copy(update={"messages": _continued(conv, message), "model": None}),
-                    )
-                )
+                try:
+                    message = AssistantMessage.model_validate(data)
+                except ValidationError:
+                    continue  # not a normalized message: the decode rows report that
+                out.append((source, f"{source}:{scenario.id}", conv, message))
+    ctx.memo["handoff"] = out
     return out
 
 
+def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Conversation]]:
+    """(label, conversation) for every message decoded from another provider's cassettes, continued."""
+    return [
+        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None}))
+        for source, label, conv, message in _decoded(ctx)
+        if source != target
+    ]
+
+
 def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    """Messages the runtime decoded from other providers, continued and encoded by the runtime for
+    this provider, must follow this provider's request rules."""
     from conformance.runtime.validate import validate
 
+    skipped = requires(ctx, scenario, provider, "decode", "encode")
+    if skipped is not None:
+        return skipped
     profile = get_profile(provider)
-    runtime = ReferenceRuntime()
     transcripts = handoff_transcripts(ctx, provider)
     if not transcripts:
         return result(scenario, provider, "missing", "no other provider's cassettes to hand off from")
     failures: list[str] = []
     for label, conv in transcripts:
-        body = runtime.wire_request(conv, profile).body
+        body = ctx.runtime.encode(conv.model_dump(mode="json", exclude_none=True), provider)
         problems = validate(body, profile)
         if problems:
             failures.append(f"{label}: " + "; ".join(f"{v.path}: {v.message}" for v in problems[:3]))

@@ -1,90 +1,144 @@
-"""The `retry` check: the reference runtime's turn loop replayed from a multi-interaction cassette.
+"""The `retry` check: one turn of the runtime under test against a multi-interaction cassette.
 
-The scenario's input is the conversation plus the runtime settings
-(`runtime: {keys: N, compress_threshold: 512, policy: {max_attempts, base_s, factor, jitter, …}}`);
-the cassette holds every request the loop sends and every answer. The loop runs on a fake clock
-with a seeded random source, so waits replay instantly and back-off is deterministic. The result —
-the trace of runtime actions, the final message (or the error and the partial message) and the
-fake time that passed — is compared with the expected form; trace `reason`s are prose and are not
-compared. Body matching proves that each retried request is the one the policy calls for (for
-example, tool results compressed).
+Black box, through the runtime's `turn` capability: the harness hands the runtime a transport that
+serves the cassette interaction by interaction (body-matched, so each retried request must be the
+one recorded — for example with its tool results compressed), keys, the scenario's settings
+(`input.runtime`: `keys: N`, `policy`, `compress_threshold`, …) and a fake clock whose waits pass
+instantly. What is judged is what the harness observes, never the runtime's own account:
+
+- `requests`: how many requests were sent, in order, and — where the scenario says which auth
+  profile an attempt uses — which key each carried;
+- `waits`: every wait on the clock. A wait the provider asked for (`kind: rate_limited`, from
+  `Retry-After` or `RetryInfo`) must last at least the hint and at most the hint plus
+  `max(1 s, 25 %)`; a back-off wait must lie within a quarter and four times the scenario's value;
+- the final outcome: the message, or the typed error and the partial message kept.
+
+The scenario's `expected.trace` (the reference loop's vocabulary: `send`, `wait`, `rotate`, …)
+is where these observations are read from: its `send` steps are the requests (with `profile` for
+the key), its `wait` steps the waits. Trace steps themselves are not compared.
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
 from typing import Any
 
 from conformance.capabilities import get_profile
-from conformance.compare import ScenarioResult
+from conformance.compare import DiffEntry, ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
+from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
-from conformance.replay.player import CassetteTransport, ReplayMismatch
-from conformance.runtime.auth import AuthPool
+from conformance.replay.player import CassetteTransport, LoggedRequest, ReplayMismatch
 from conformance.runtime.clock import FakeClock
-from conformance.runtime.reference import parse_conversation
-from conformance.runtime.retry import RetryPolicy
-from conformance.runtime.turn import TraceStep, run_turn
+from conformance.runtime.protocol import TurnRequest
 from conformance.scenarios import Scenario
 
-RETRY_IGNORE = ("trace[*].reason",)
-SEED = 20261122
+HINTED = frozenset({"rate_limited"})
+"""Wait kinds that follow a provider's hint: at least the hint, never much more."""
 
 
-def _canonical(data: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "trace": [TraceStep.model_validate(s).model_dump(exclude_none=True) for s in data.get("trace", [])]
-    }
+def replay_keys(n: int) -> list[str]:
+    """The keys a turn check hands over: distinct, recognisable, never real."""
+    return [f"replay-key-{i}" for i in range(max(n, 1))]
+
+
+def _outcome(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key, model in (("message", AssistantMessage), ("partial", AssistantMessage), ("error", ProviderError)):
         if key in data:
             value = data[key]
             out[key] = None if value is None else model.model_validate(value).model_dump(mode="json", exclude_none=True)
-    if "elapsed_s" in data:
-        out["elapsed_s"] = float(data["elapsed_s"])
+    return out
+
+
+def observable(expected: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[float, str | None]]]:
+    """What the harness can see, read from the scenario's expected trace: the requests (and keys
+    where named) and the final outcome; and the expected waits with their kinds."""
+    trace = expected.get("trace", [])
+    requests = [
+        {"key": s["profile"]} if s.get("profile") is not None else {} for s in trace if s.get("action") == "send"
+    ]
+    waits = [(float(s["seconds"]), s.get("kind")) for s in trace if s.get("action") == "wait"]
+    return {"requests": requests, **_outcome(expected)}, waits
+
+
+def _key_index(request: LoggedRequest, keys: list[str]) -> int | None:
+    carried = " ".join(request.headers.values()) + " " + request.url
+    found = [i for i, key in enumerate(keys) if key in carried]
+    return found[0] if len(found) == 1 else None
+
+
+def wait_problems(actual: list[float], expected: list[tuple[float, str | None]]) -> list[DiffEntry]:
+    """Each wait against its bound; a missing or extra wait is a difference too."""
+    out: list[DiffEntry] = []
+    for i in range(max(len(actual), len(expected))):
+        path = f"waits[{i}]"
+        if i >= len(actual):
+            out.append(DiffEntry(path=path, change="removed", expected=expected[i][0]))
+            continue
+        if i >= len(expected):
+            out.append(DiffEntry(path=path, change="added", actual=actual[i]))
+            continue
+        want, kind = expected[i]
+        low, high = (want, want + max(1.0, 0.25 * want)) if kind in HINTED else (want / 4, want * 4)
+        if not low - 1e-6 <= actual[i] <= high + 1e-6:
+            bound = f"[{low:g}, {high:g}] s ({'the provider asked for' if kind in HINTED else 'back-off'} {want:g} s)"
+            out.append(DiffEntry(path=path, change="changed", expected=bound, actual=actual[i]))
     return out
 
 
 def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
-
+    skipped = requires(ctx, scenario, provider, "turn")
+    if skipped is not None:
+        return skipped
     cassette = scenario.cassette_path(provider, ctx.root)
     if not cassette.is_file():
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
-    transport = CassetteTransport(load_cassette(cassette))  # typed errors name the file and field
-    settings = dict(scenario.spec.input.get("runtime", {}))
-    conv = parse_conversation(scenario.conversation(provider), where=f"{scenario.path}: input")
-    try:
-        policy = RetryPolicy(**settings.get("policy", {}))
-    except TypeError as exc:
-        raise ScenarioError(f"input.runtime.policy: {exc}", where=str(scenario.path)) from None
-    n_keys = int(settings.get("keys", 1))
-    keys = AuthPool.of([f"replay-key-{i}" for i in range(n_keys)]) if n_keys > 1 else None
     clock = FakeClock()
+    transport = CassetteTransport(load_cassette(cassette), clock=clock)  # typed errors name the file and field
+    settings = dict(scenario.spec.input.get("runtime", {}))
+    conversation = scenario.conversation(provider)
+    parse_conversation(conversation, where=f"{scenario.path}: input")
     try:
-        expected = _canonical(dict(scenario.expected_for(provider) or {}))
-    except ValueError as exc:
+        expected, waits = observable(dict(scenario.expected_for(provider) or {}))
+    except (ValueError, KeyError, TypeError) as exc:
         raise ScenarioError(f"expected: {exc}", where=str(scenario.path)) from None
+    keys = replay_keys(int(settings.get("keys", 1)))
+    request = TurnRequest(
+        provider=provider,
+        conversation=conversation,
+        transport=transport,
+        base_url=get_profile(provider).base_url,
+        keys=keys,
+        clock=clock,
+        settings=settings,
+    )
     rel = ctx.rel(cassette)
     try:
-        turn = asyncio.run(
-            run_turn(
-                conv,
-                get_profile(provider),
-                transport=transport,
-                clock=clock,
-                rng=random.Random(SEED),
-                keys=keys,
-                policy=policy,
-                compress_threshold=int(settings.get("compress_threshold", 512)),
-            )
-        )
+        outcome = ctx.runtime.turn(request)
     except ReplayMismatch as exc:
         return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
-    unplayed = transport.unplayed()
-    actual = _canonical({**turn.to_json(), "elapsed_s": clock.now()})
-    failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+    named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
+    actual = {
+        "requests": [{"key": _key_index(r, keys)} if i in named else {} for i, r in enumerate(transport.log)],
+        **_outcome(outcome if isinstance(outcome, dict) else {}),
+    }
+    failure = unplayed_failure(scenario, provider, transport.unplayed(), cassette=rel, expected=expected, actual=actual)
     if failure is not None:
         return failure
-    return judge(scenario, provider, expected, actual, ctx=ctx, ignore=RETRY_IGNORE, cassette=rel)
+    verdict = judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel)
+    problems = wait_problems(clock.sleeps, waits)
+    if not problems:
+        return verdict
+    entries = [*verdict.diff, *problems]
+    return result(
+        scenario,
+        provider,
+        "fail",
+        f"{len(entries)} difference{'s' if len(entries) > 1 else ''} in what the runtime did",
+        cassette=rel,
+        expected={**expected, "waits": [w for w, _ in waits]},
+        actual={**actual, "waits": clock.sleeps},
+        diff=entries,
+    )

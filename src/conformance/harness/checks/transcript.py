@@ -19,9 +19,10 @@ from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
 from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, judge, result
+from conformance.harness.context import HarnessContext, judge, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, Message, dump
-from conformance.runtime.reference import parse_messages
+from conformance.model.parse import parse_messages
+from conformance.runtime.protocol import missing_capabilities
 from conformance.scenarios import Scenario
 
 REPAIR_IGNORE = ("actions[*].detail", "warnings")
@@ -35,7 +36,8 @@ def _canonical_messages(data: Any, where: str) -> list[dict[str, Any]]:
 
 
 def _violations(messages: list[Message], scenario: Scenario, provider: str) -> list[str]:
-    """Encode for the provider and run its request validator."""
+    """The transcript as it stands, put on the wire by the dialect's codec (no further repair), and
+    checked by the provider's request validator: does the runtime's output follow the rules?"""
     from conformance.runtime.validate import validate
 
     profile = get_profile(provider)
@@ -46,6 +48,9 @@ def _violations(messages: list[Message], scenario: Scenario, provider: str) -> l
 
 
 def check_repair(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    skipped = requires(ctx, scenario, provider, "repair")
+    if skipped is not None:
+        return skipped
     expected = scenario.expected_for(provider)
     if expected is None:
         return result(scenario, provider, "missing", "no expected repair for this provider")
@@ -87,26 +92,37 @@ def _transcript_path(scenario: Scenario, tmp: Path) -> Path:
 
 
 def check_transcript(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
-    from conformance.runtime.repair import repair
-    from conformance.runtime.transcripts import load_transcript
-
+    """The runtime loads the (damaged) transcript: the records it recovers and the lines it warns
+    about are compared, and the file must be left as it was. When the runtime also repairs, the
+    recovered transcript, repaired by it, must follow the provider's request rules."""
+    skipped = requires(ctx, scenario, provider, "transcripts")
+    if skipped is not None:
+        return skipped
     expected = scenario.expected_for(provider)
     if expected is None:
         return result(scenario, provider, "missing", "no expected transcript for this provider")
     with tempfile.TemporaryDirectory() as tmp:
-        loaded = load_transcript(_transcript_path(scenario, Path(tmp)))
+        path = _transcript_path(scenario, Path(tmp))
+        before = path.read_bytes()
+        loaded = ctx.runtime.load_transcript(str(path))
+        touched = path.read_bytes() != before
+    if touched:
+        return result(scenario, provider, "fail", "loading the transcript modified the file")
+    recovered = _canonical_messages(loaded.get("messages", []), "runtime output")
+    warnings = [str(w) for w in loaded.get("warnings", [])]
     actual = {
-        "messages": [dump(m) for m in loaded.messages],
-        "warning_lines": sorted({int(m.group(1)) for w in loaded.warnings if (m := _LINE.search(w))}),
+        "messages": recovered,
+        "warning_lines": sorted({int(m.group(1)) for w in warnings if (m := _LINE.search(w))}),
     }
     expected = {
         **expected,
         "messages": _canonical_messages(expected.get("messages", []), f"{scenario.path}: expected"),
     }
     verdict = judge(scenario, provider, expected, actual, ctx=ctx)
-    if verdict.verdict != "pass":
+    if verdict.verdict != "pass" or missing_capabilities(ctx.runtime, ("repair",)):
         return verdict
-    repaired = repair(loaded.messages, get_profile(provider), model=scenario.spec.input.get("model")).messages
+    out = ctx.runtime.repair(recovered, provider, scenario.spec.input.get("model"))
+    repaired = parse_messages(out.get("messages", []), where="runtime output")
     problems = _violations(repaired, scenario, provider)
     if problems:
         return result(

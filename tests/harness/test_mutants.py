@@ -1,0 +1,78 @@
+"""Every row can fail: each mutant runtime turns exactly its rows red; a runtime that lacks a
+capability is `skipped` there, never given another runtime's result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.compare import ScenarioResult
+from conformance.harness import HarnessContext, run_all
+from conformance.runtime.reference import ReferenceRuntime
+from conformance.scenarios import Scenario, load_scenarios
+from tests.harness import mutants
+
+ROOT = Path(__file__).resolve().parents[2]
+PROVIDERS = ["openai", "anthropic", "gemini", "openrouter"]
+
+
+@pytest.fixture(scope="module")
+def scenarios() -> list[Scenario]:
+    return load_scenarios(ROOT / "scenarios")
+
+
+def _results(runtime: object, scenarios: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(getattr(runtime, "name", "")))
+    ctx.extras["examples"] = 12  # generated rows: a smaller fixed budget, the same for every runtime
+    return {(r.scenario, r.provider): r for r in run_all(scenarios, PROVIDERS, ctx)}
+
+
+@pytest.fixture(scope="module")
+def reference(scenarios: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
+    return _results(ReferenceRuntime(), scenarios)
+
+
+def test_the_reference_is_green(reference: dict[tuple[str, str], ScenarioResult]) -> None:
+    assert {r.verdict for r in reference.values()} <= {"pass", "unsupported", "missing"}
+
+
+RED_ROWS = {
+    # the streaming path re-sends the oversized request instead of compressing it (seed 003)
+    mutants.CompressesOnlyWithoutStreaming: {"retry_compress"},
+    # waits its own second instead of Retry-After; auth-profile cooldowns come from the same hint
+    mutants.IgnoresRetryAfter: {"retry_backoff", "auth_rotation"},
+    mutants.NeverRotatesKeys: {"auth_rotation"},
+    # the partial message of a failed stream: decode rows, and the 401 mid-stream turn (auth row)
+    mutants.DropsThePartial: {"stream_error", "stream_truncated", "auth_rotation"},
+    mutants.TracksCallsByIndex: {"parallel_tool_calls"},
+    # orphaned results are part of the turn-order, id-remap and generated pathologies too
+    mutants.RepairKeepsOrphans: {"orphan_tool_results", "turn_order", "tool_id_remap", "generated_repair"},
+    mutants.TranscriptStopsAtDamage: {"jsonl_recovery"},
+}
+
+
+@pytest.mark.parametrize("mutant", list(RED_ROWS), ids=lambda m: m.__name__)
+def test_each_mutant_turns_its_rows_red_and_nothing_else(
+    mutant: type, scenarios: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+) -> None:
+    got = _results(mutant(), scenarios)
+    changed = {key for key, res in got.items() if res.verdict != reference[key].verdict}
+    assert all(got[key].verdict == "fail" for key in changed), {k: got[k].verdict for k in changed}
+    assert {got[key].feature for key in changed} == RED_ROWS[mutant]
+
+
+def test_a_runtime_with_one_capability_is_skipped_where_it_cannot_answer(
+    scenarios: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+) -> None:
+    got = _results(mutants.OnlyDecodes(), scenarios)
+    for key, res in got.items():
+        if reference[key].verdict in ("unsupported", "missing"):
+            assert res.verdict == reference[key].verdict
+        elif res.check in ("decode",) or (res.check == "generated" and res.feature == "generated_rechunk"):
+            assert res.verdict == "pass", (key, res.reason)
+        else:
+            assert res.verdict == "skipped", (key, res.verdict)
+            assert res.reason.startswith("runtime only-decode does not implement `"), res.reason
+    skipped = {r.check for r in got.values() if r.verdict == "skipped"}
+    assert skipped == {"encode", "repair", "retry", "transcript", "handoff", "generated"}
