@@ -144,8 +144,19 @@ def sample_matrix(*, canaries: bool = True, stream_text_openai: str = "pass") ->
         counts=counts,
         provenance=[
             Provenance(
-                provider="openai", cassettes=4, recorded=["2026-11-20", "2026-11-22"], models=["gpt-4.1-mini" + bad]
+                provider="openai",
+                cassettes=4,
+                recorded=["2026-11-20", "2026-11-22"],
+                evidence={"recorded": 4},
+                models=["gpt-4.1-mini" + bad],
             ),
-            Provenance(provider="anthropic", cassettes=4, recorded=["2026-11-22"], models=["claude-sonnet-4-5"]),
+            Provenance(
+                provider="anthropic",
+                cassettes=4,
+                recorded=["2026-11-22"],
+                authored=["2026-11-21"],
+                evidence={"recorded": 3, "authored": 1},
+                models=["claude-sonnet-4-5"],
+            ),
         ],
     )

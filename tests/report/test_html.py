@@ -31,7 +31,10 @@ def test_summary_counts_and_provenance() -> None:
     assert "runtime under test <code>reference</code>" in html
     assert '<time datetime="2026-11-23T09:30:00+00:00">2026-11-23 09:30 UTC</time>' in html
     assert "conformance 0.1.0" in html
-    assert "Provenance: 8 cassettes from <code>cassettes</code>, recorded 2026-11-20 – 2026-11-22, 2 models" in html
+    assert (
+        "Provenance: 8 cassettes from <code>cassettes</code>, 7 recorded from the live providers "
+        "2026-11-20 – 2026-11-22, 1 authored (by hand or with the emulator) 2026-11-21, 2 models" in html
+    )
     assert "<td>claude-sonnet-4-5</td>" in html
 
 

@@ -53,7 +53,10 @@ def test_loads_a_scenario(tmp_path: Path) -> None:
             GOOD.replace("feature: text", "feature: teleport"),
             "feature: Value error, unknown feature 'teleport'",
         ),
-        (GOOD.replace("check: decode", "check: vibes"), "check: Value error, unknown check .vibes.; known checks: decode"),
+        (
+            GOOD.replace("check: decode", "check: vibes"),
+            "check: Value error, unknown check .vibes.; known checks: decode",
+        ),
         (GOOD.replace("title: Plain text\n", ""), "title: Field required"),
         (GOOD.replace("openai:\n", "openai: {casette: x}\n"), r"providers\.openai\.casette: Extra inputs"),
     ],

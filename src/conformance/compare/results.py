@@ -40,3 +40,6 @@ class ScenarioResult(BaseModel):
     diff: list[DiffEntry] = Field(default_factory=list)
     examples: int | None = None
     """Generated checks: examples run."""
+    evidence: Literal["authored", "recorded"] | None = None
+    """Where the cassette came from: written by hand or with the emulator (`authored`), or recorded
+    from the live provider (`recorded`), as its `meta` says."""

@@ -10,7 +10,7 @@ from conformance import __version__
 from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
-from conformance.replay.cassette import load_cassette
+from conformance.replay.cassette import cassette_evidence, load_cassette
 from conformance.report.matrix import (
     VERDICTS,
     Cell,
@@ -49,18 +49,31 @@ def _provenance(results: list[ScenarioResult], providers: list[str], ctx: Harnes
     for provider in providers:
         paths = sorted({r.cassette for r in results if r.provider == provider and r.cassette})
         recorded: set[str] = set()
+        authored: set[str] = set()
         models: set[str] = set()
+        evidence: dict[str, int] = {}
         for rel in paths:
             try:
                 meta = load_cassette(ctx.root / rel).meta
             except CassetteError:
                 continue
+            kind = cassette_evidence(meta)
+            evidence[kind] = evidence.get(kind, 0) + 1
             if meta.get("recorded"):
                 recorded.add(str(meta["recorded"]))
+            if meta.get("authored"):
+                authored.add(str(meta["authored"]))
             if meta.get("model"):
                 models.add(str(meta["model"]))
         out.append(
-            Provenance(provider=provider, cassettes=len(paths), recorded=sorted(recorded), models=sorted(models))
+            Provenance(
+                provider=provider,
+                cassettes=len(paths),
+                recorded=sorted(recorded),
+                authored=sorted(authored),
+                evidence=evidence,
+                models=sorted(models),
+            )
         )
     return out
 

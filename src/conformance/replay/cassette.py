@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import yaml
@@ -142,6 +142,12 @@ def parse_cassette(data: Any, path: Path) -> Cassette:
     if not isinstance(meta, dict):
         raise CassetteError("'meta' must be a mapping", where=f"{where}: meta")
     return Cassette(path=path, interactions=interactions, meta=meta)
+
+
+def cassette_evidence(meta: dict[str, Any]) -> Literal["authored", "recorded"]:
+    """`recorded` only when the cassette says it was recorded from the live provider; anything
+    written by hand, with the emulator, or without a word about it is `authored`."""
+    return "recorded" if meta.get("recorded") and not meta.get("authored") else "authored"
 
 
 def load_cassette(path: Path) -> Cassette:

@@ -117,10 +117,17 @@ def _when(stamp: str) -> str:
 
 
 def _provenance(matrix: Matrix) -> dict[str, Any]:
-    dates = sorted({d for p in matrix.provenance for d in p.recorded})
+    def span(dates: list[str]) -> str:
+        return (dates[0] if len(dates) == 1 else f"{dates[0]} – {dates[-1]}") if dates else ""
+
+    recorded = sorted({d for p in matrix.provenance for d in p.recorded})
+    authored = sorted({d for p in matrix.provenance for d in p.authored})
     return {
         "cassettes": sum(p.cassettes for p in matrix.provenance),
-        "recorded": (dates[0] if len(dates) == 1 else f"{dates[0]} – {dates[-1]}") if dates else "",
+        "recorded": span(recorded),
+        "authored": span(authored),
+        "n_recorded": sum(p.evidence.get("recorded", 0) for p in matrix.provenance),
+        "n_authored": sum(p.evidence.get("authored", 0) for p in matrix.provenance),
         "models": len({m for p in matrix.provenance for m in p.models}),
     }
 

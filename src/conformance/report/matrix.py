@@ -36,6 +36,11 @@ class Provenance(BaseModel):
     provider: str
     cassettes: int = 0
     recorded: list[str] = Field(default_factory=list)
+    """Dates of the cassettes recorded from the live provider."""
+    authored: list[str] = Field(default_factory=list)
+    """Dates of the cassettes written by hand or with the emulator."""
+    evidence: dict[str, int] = Field(default_factory=dict)
+    """Cassettes by kind of evidence: `authored`, `recorded`."""
     models: list[str] = Field(default_factory=list)
 
 

@@ -8,6 +8,7 @@ from conformance.compare import ScenarioResult
 from conformance.harness.checks.common import canonical_outcome, expected_outcome, split
 from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
 from conformance.model.parse import parse_conversation
+from conformance.replay.cassette import cassette_evidence
 from conformance.replay.player import ReplayMismatch, ReplaySession
 from conformance.runtime.protocol import missing_capabilities
 from conformance.scenarios import Scenario
@@ -28,6 +29,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     expected = expected_outcome(scenario, provider)
     rel = ctx.rel(cassette)
     with ReplaySession(cassette) as session:
+        evidence = cassette_evidence(session.transport.cassette.meta)
         recorded = session.transport.cassette.interactions[0].request
         has_encode = not missing_capabilities(ctx.runtime, ("encode",))
         body = ctx.runtime.encode(conv_data, provider) if has_encode else recorded.json()
@@ -35,7 +37,13 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             response = session.send(recorded.method, recorded.uri, body)
         except ReplayMismatch as exc:
             return result(
-                scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected
+                scenario,
+                provider,
+                "fail",
+                f"request not in cassette: {exc}",
+                cassette=rel,
+                evidence=evidence,
+                expected=expected,
             )
         unplayed = session.unplayed()
     actual = ctx.runtime.decode(
@@ -45,7 +53,9 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         split(response.body, scenario.spec.chunk_size),
         recorded.stream_requested(),
     )
-    failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+    failure = unplayed_failure(
+        scenario, provider, unplayed, cassette=rel, evidence=evidence, expected=expected, actual=actual
+    )
     if failure is not None:
         return failure
     try:
@@ -57,7 +67,8 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             "fail",
             f"the runtime's output is not a normalized outcome: {exc.errors()[0]['msg']}",
             cassette=rel,
+            evidence=evidence,
             expected=expected,
             actual=actual,
         )
-    return judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel)
+    return judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel, evidence=evidence)

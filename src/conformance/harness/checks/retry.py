@@ -28,7 +28,7 @@ from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
 from conformance.model.parse import parse_conversation
-from conformance.replay.cassette import load_cassette
+from conformance.replay.cassette import cassette_evidence, load_cassette
 from conformance.replay.player import CassetteTransport, LoggedRequest, ReplayMismatch
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.protocol import TurnRequest
@@ -97,6 +97,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
     clock = FakeClock()
     transport = CassetteTransport(load_cassette(cassette), clock=clock)  # typed errors name the file and field
+    evidence = cassette_evidence(transport.cassette.meta)
     settings = dict(scenario.spec.input.get("runtime", {}))
     conversation = scenario.conversation(provider)
     parse_conversation(conversation, where=f"{scenario.path}: input")
@@ -118,16 +119,26 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     try:
         outcome = ctx.runtime.turn(request)
     except ReplayMismatch as exc:
-        return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel, expected=expected)
+        return result(
+            scenario,
+            provider,
+            "fail",
+            f"request not in cassette: {exc}",
+            cassette=rel,
+            evidence=evidence,
+            expected=expected,
+        )
     named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
     actual = {
         "requests": [{"key": _key_index(r, keys)} if i in named else {} for i, r in enumerate(transport.log)],
         **_outcome(outcome if isinstance(outcome, dict) else {}),
     }
-    failure = unplayed_failure(scenario, provider, transport.unplayed(), cassette=rel, expected=expected, actual=actual)
+    failure = unplayed_failure(
+        scenario, provider, transport.unplayed(), cassette=rel, evidence=evidence, expected=expected, actual=actual
+    )
     if failure is not None:
         return failure
-    verdict = judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel)
+    verdict = judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel, evidence=evidence)
     problems = wait_problems(clock.sleeps, waits)
     if not problems:
         return verdict
@@ -138,6 +149,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
         "fail",
         f"{len(entries)} difference{'s' if len(entries) > 1 else ''} in what the runtime did",
         cassette=rel,
+        evidence=evidence,
         expected={**expected, "waits": [w for w, _ in waits]},
         actual={**actual, "waits": clock.sleeps},
         diff=entries,

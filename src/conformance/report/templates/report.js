@@ -67,7 +67,7 @@
     reason.appendChild(document.createTextNode(r.reason || "\u2014"));
     inner.appendChild(reason);
     var facts = el("dl", "facts");
-    [["cassette", r.cassette], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
+    [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
       if (kv[1] === null || kv[1] === undefined) return;
       facts.appendChild(el("dt", null, kv[0]));
       facts.appendChild(el("dd", null, kv[1]));
