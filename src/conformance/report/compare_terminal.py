@@ -15,7 +15,6 @@ from conformance.report.matrix import VERDICTS, Cell, ScenarioResult
 from conformance.report.terminal import SYMBOLS
 
 RAN = ("pass", "fail", "error")
-WORST = {"error": 0, "fail": 1, "missing": 2, "skipped": 3, "unsupported": 4, "pass": 5}
 
 
 def mark(cell: Cell | None) -> Text:
@@ -38,9 +37,11 @@ def spot_text(spot: Spot | None) -> Text:
     return text
 
 
-def worst(cell: Cell) -> ScenarioResult | None:
-    """The result that explains the cell's verdict (the worst scenario)."""
-    return min(cell.results, key=lambda r: WORST[r.verdict], default=None)
+def explaining(cell: Cell) -> ScenarioResult | None:
+    """The first scenario whose verdict is the cell's (none for a passing cell): its reason says why."""
+    if cell.verdict == "pass":
+        return None
+    return next((r for r in cell.results if r.verdict == cell.verdict), None)
 
 
 class CompareTable:
@@ -98,7 +99,7 @@ class CompareTable:
                     continue
                 symbol, style = SYMBOLS[cell.verdict]
                 line.append(f"{symbol} {cell.verdict}", style=style)
-                bad = worst(cell)
-                if bad is not None and bad.verdict != "pass":
+                bad = explaining(cell)
+                if bad is not None:
                     line.append(f" — {bad.scenario}: {bad.reason}", style="")
                 yield line
