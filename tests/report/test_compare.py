@@ -245,3 +245,24 @@ def test_compare_command_bad_input(
     assert err.startswith("error: " + message)
     assert err.count("\n") == 1
     assert not Path("reports").exists()
+
+
+def test_terminal_shows_names_as_text_not_markup() -> None:
+    m = other(runtime="[/]odd[bold red]name", canaries=False)
+    m = m.model_copy(update={"providers": ["openai", "[/]prov"]})
+    console = Console(record=True, width=300, color_system=None)
+    console.print(CompareTable(merge([A, B], [reference(), m])))
+    out = console.export_text()
+    assert "conformance comparison — reference | [/]odd[bold red]name" in out
+    assert "[/]prov" in out
+    assert "    [/]odd[bold red]name: ○ skipped — thinking_sig: runtime [/]odd[bold red]name does not implement" in out
+
+
+def test_mark_titles_carry_the_reason() -> None:
+    html = render_compare_html(both(canaries=False))
+    assert (
+        'title="mypkg.adapter:make: skipped — thinking_sig: runtime mypkg.adapter:make does not implement `turn` hostile text"'
+        in html
+    )
+    assert 'title="reference: pass 2/2"' in html
+    assert 'title="mypkg.adapter:make: not run"' in html

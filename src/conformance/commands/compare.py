@@ -28,5 +28,5 @@ def run_compare(args: argparse.Namespace) -> int:
     path = write_compare_html(cmp, target)
     console = Console()
     console.print(CompareTable(cmp))
-    console.print(f"wrote {path}", highlight=False)
+    console.print(f"wrote {path}", highlight=False, markup=False)
     return 1 if args.fail_on_disagreement and cmp.disagreements() else 0

@@ -75,6 +75,13 @@ class Spot:
         return any(len({v for v in self.scenario_verdicts(k) if v is not None}) > 1 for k in self.scenarios())
 
 
+def explaining(cell: Cell) -> ScenarioResult | None:
+    """The first scenario whose verdict is the cell's (none for a passing cell): its reason says why."""
+    if cell.verdict == "pass":
+        return None
+    return next((r for r in cell.results if r.verdict == cell.verdict), None)
+
+
 def _find(cell: Cell | None, key: ScenarioKey) -> ScenarioResult | None:
     if cell is None:
         return None

@@ -14,7 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from conformance.fileio import atomic_write
-from conformance.report.compare import NOT_RUN, Comparison, Spot, grouped_rows
+from conformance.report.compare import NOT_RUN, Comparison, Spot, explaining, grouped_rows
 from conformance.report.html import RAN, SYMBOLS, json_island
 from conformance.report.matrix import VERDICTS, Cell, FeatureRow
 
@@ -36,6 +36,14 @@ def mark_label(cell: Cell | None) -> tuple[str, str]:
         ran = sum(cell.counts.get(v, 0) for v in RAN)
         return cell.verdict, f"{cell.counts.get('pass', 0)}/{ran}"
     return cell.verdict, ""
+
+
+def mark_title(label: str, cell: Cell | None) -> str:
+    """The tooltip of one runtime's mark: its verdict, and the reason when it did not pass."""
+    verdict, count = mark_label(cell)
+    text = f"{label}: {verdict}" + (f" {count}" if count else "")
+    why = explaining(cell) if cell is not None else None
+    return f"{text} — {why.scenario}: {why.reason}" if why is not None and why.reason else text
 
 
 def _data(cmp: Comparison) -> dict[str, Any]:
@@ -108,6 +116,7 @@ def render_compare_html(cmp: Comparison) -> str:
         differ=differ,
         disagree_rows=disagree_rows,
         mark_label=mark_label,
+        mark_title=mark_title,
         when=when,
         aria={key: _aria(spot, labels) for key, spot in cmp.spots.items()},
         data=_data(cmp),

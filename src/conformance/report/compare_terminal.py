@@ -10,8 +10,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from conformance.report.compare import NOT_RUN, Comparison, Spot, grouped_rows
-from conformance.report.matrix import VERDICTS, Cell, ScenarioResult
+from conformance.report.compare import NOT_RUN, Comparison, Spot, explaining, grouped_rows
+from conformance.report.matrix import VERDICTS, Cell
 from conformance.report.terminal import SYMBOLS
 
 RAN = ("pass", "fail", "error")
@@ -37,13 +37,6 @@ def spot_text(spot: Spot | None) -> Text:
     return text
 
 
-def explaining(cell: Cell) -> ScenarioResult | None:
-    """The first scenario whose verdict is the cell's (none for a passing cell): its reason says why."""
-    if cell.verdict == "pass":
-        return None
-    return next((r for r in cell.results if r.verdict == cell.verdict), None)
-
-
 class CompareTable:
     """The comparison as a renderable: the table, the runtimes' counts, and the disagreements."""
 
@@ -54,10 +47,11 @@ class CompareTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         cmp = self.comparison
         labels = [s.label for s in cmp.sides]
-        table = Table(title="conformance comparison — " + " | ".join(labels), header_style="bold")
+        # names come from the matrices: Text, never markup
+        table = Table(title=Text("conformance comparison — " + " | ".join(labels)), header_style="bold")
         table.add_column("feature", no_wrap=True)
         for provider in cmp.providers:
-            table.add_column(provider, justify="center", no_wrap=True)
+            table.add_column(Text(provider), justify="center", no_wrap=True)
         group = None
         for row in grouped_rows(cmp.features):
             if row.group != group:
