@@ -13,12 +13,24 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write the HTML report (index.html) from a matrix.json")
     p.add_argument("--input", default="reports/matrix.json", help="the run to render (default: reports/matrix.json)")
     p.add_argument("--previous", help="an earlier matrix.json: cells that got worse are flagged")
-    p.add_argument("--out", default="reports", help="directory for index.html (default: reports/)")
+    p.add_argument("--out", help="directory for index.html (default: reports/)")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a cell regressed against --previous")
+    p.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="MATRIX",
+        help="runtimes side by side: two or more matrix.json files in one table "
+        "(writes reports/compare.html, or DIR/index.html with --out DIR)",
+    )
+    p.add_argument("--fail-on-disagreement", action="store_true", help="with --compare: exit 1 when runtimes disagree")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.compare:
+        from conformance.commands.compare import run_compare
+
+        return run_compare(args)
     from conformance.exceptions import InputError
     from conformance.report.html import regressions, write_html
     from conformance.report.matrix import Matrix
@@ -27,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
     previous = Matrix.load(Path(args.previous)) if args.previous else None
     if args.fail_on_regression and previous is None:
         raise InputError("needs --previous to compare against", where="--fail-on-regression")
-    path = write_html(matrix, Path(args.out), previous=previous)
+    if args.fail_on_disagreement:
+        raise InputError("needs --compare", where="--fail-on-disagreement")
+    path = write_html(matrix, Path(args.out or "reports"), previous=previous)
     console = Console()
     console.print(f"wrote {path}")
     if previous is None:

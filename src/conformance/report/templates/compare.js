@@ -1,0 +1,258 @@
+(function () {
+  "use strict";
+  // All data is untrusted text: it is read with JSON.parse and written with textContent only.
+  var data = JSON.parse(document.getElementById("compare-data").textContent);
+  var SYMBOLS = data.symbols;
+  var RUNTIMES = data.runtimes;
+  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
+  var detail = document.getElementById("detail");
+  var body = document.getElementById("detail-body");
+  var title = document.getElementById("detail-title");
+  var closeButton = document.getElementById("detail-close");
+  var opener = null;
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+
+  function pretty(value) {
+    return value === null || value === undefined ? "\u2014" : JSON.stringify(value, null, 2);
+  }
+
+  function short(value) {
+    var text = JSON.stringify(value);
+    if (text === undefined) return "undefined";
+    return text.length > 300 ? text.slice(0, 299) + "\u2026" : text;
+  }
+
+  function verdictChip(cls, verdict) {
+    if (verdict === null || verdict === undefined) return el("span", cls + " v-none", "\u00d7 not run");
+    return el("span", cls + " v-" + verdict, (SYMBOLS[verdict] || "") + " " + verdict);
+  }
+
+  function runtimeName(i) {
+    var h = el("span", "rt");
+    h.appendChild(el("span", "rt-no", i + 1));
+    h.appendChild(document.createTextNode(" " + RUNTIMES[i].label));
+    return h;
+  }
+
+  function diffItem(entry) {
+    var li = el("li", "change-" + entry.change);
+    li.appendChild(el("span", "kind", entry.change.replace("_", " ")));
+    li.appendChild(el("code", "path", entry.path));
+    var values = el("span", "values");
+    if (entry.change === "added") values.appendChild(el("span", "absent", "(absent)"));
+    else values.appendChild(el("del", "exp", short(entry.expected)));
+    values.appendChild(el("span", "arrow", " \u2192 "));
+    if (entry.change === "removed") values.appendChild(el("span", "absent", "(absent)"));
+    else values.appendChild(el("ins", "act", short(entry.actual)));
+    li.appendChild(values);
+    return li;
+  }
+
+  function side(name, value) {
+    var box = el("div", "side");
+    box.appendChild(el("h4", null, name));
+    var pre = el("pre", name, pretty(value));
+    pre.tabIndex = 0;
+    box.appendChild(pre);
+    return box;
+  }
+
+  function renderResult(r) {
+    var box = el("article", "result" + (r.verdict === "pass" ? " compact" : ""));
+    box.setAttribute("data-scenario", r.scenario);
+    box.setAttribute("data-verdict", r.verdict);
+    var head = el("header");
+    head.appendChild(verdictChip("verdict", r.verdict));
+    head.appendChild(el("h4", "sid", r.scenario));
+    head.appendChild(el("span", "check", r.check));
+    box.appendChild(head);
+    if (r.verdict === "pass") return box;
+    var inner = el("div", "body");
+    if (r.title) inner.appendChild(el("p", "rtitle", r.title));
+    var reason = el("p", "reason");
+    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
+    reason.appendChild(document.createTextNode(r.reason || "\u2014"));
+    inner.appendChild(reason);
+    var facts = el("dl", "facts");
+    [["cassette", r.cassette], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
+      if (kv[1] === null || kv[1] === undefined) return;
+      facts.appendChild(el("dt", null, kv[0]));
+      facts.appendChild(el("dd", null, kv[1]));
+    });
+    if (facts.childNodes.length) inner.appendChild(facts);
+    if (r.diff && r.diff.length) {
+      inner.appendChild(el("h4", null, r.diff.length + (r.diff.length === 1 ? " difference" : " differences") + " (path: expected \u2192 actual)"));
+      var list = el("ul", "diff");
+      list.setAttribute("aria-label", "differences");
+      r.diff.forEach(function (d) { list.appendChild(diffItem(d)); });
+      inner.appendChild(list);
+    }
+    if ((r.expected !== null && r.expected !== undefined) || (r.actual !== null && r.actual !== undefined)) {
+      var forms = el("details", "forms");
+      forms.appendChild(el("summary", null, "expected and actual normalized forms"));
+      var sides = el("div", "sides");
+      sides.appendChild(side("expected", r.expected));
+      sides.appendChild(side("actual", r.actual));
+      forms.appendChild(sides);
+      inner.appendChild(forms);
+    }
+    box.appendChild(inner);
+    return box;
+  }
+
+  function find(cell, key) {
+    if (!cell) return null;
+    for (var i = 0; i < cell.results.length; i++) {
+      var r = cell.results[i];
+      if (r.scenario === key[0] && r.check === key[1]) return r;
+    }
+    return null;
+  }
+
+  // scenario × runtime: which runtime gave which scenario what verdict
+  function scenarioTable(spot) {
+    var table = el("table", "side-by-side");
+    table.setAttribute("aria-label", "verdict per scenario and runtime");
+    var head = el("thead");
+    var hr = el("tr");
+    hr.appendChild(el("th", null, "scenario"));
+    RUNTIMES.forEach(function (_, i) { var th = el("th"); th.appendChild(runtimeName(i)); hr.appendChild(th); });
+    head.appendChild(hr);
+    table.appendChild(head);
+    var tb = el("tbody");
+    spot.scenarios.forEach(function (key) {
+      var tr = el("tr");
+      tr.setAttribute("data-scenario", key[0]);
+      var th = el("th");
+      th.appendChild(el("code", null, key[0]));
+      th.appendChild(el("span", "muted small", " " + key[1]));
+      tr.appendChild(th);
+      var seen = {};
+      spot.cells.forEach(function (cell) {
+        var r = find(cell, key);
+        var td = el("td");
+        if (r) { seen[r.verdict] = true; td.appendChild(verdictChip("v", r.verdict)); }
+        else td.appendChild(el("span", "muted", cell ? "\u2014" : "\u00d7 not run"));
+        tr.appendChild(td);
+      });
+      if (Object.keys(seen).length > 1) tr.className = "differs";
+      tb.appendChild(tr);
+    });
+    table.appendChild(tb);
+    return table;
+  }
+
+  function openSpot(key, from) {
+    if (!has(data.spots, key)) return;
+    var spot = data.spots[key];
+    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
+    document.querySelectorAll('button.cell[data-open="' + CSS.escape(key) + '"]').forEach(function (b) { b.classList.add("selected"); });
+    opener = from || document.querySelector('button.cell[data-open="' + CSS.escape(key) + '"]');
+    title.replaceChildren();
+    title.appendChild(el("code", null, spot.feature));
+    title.appendChild(document.createTextNode(" on " + spot.provider + " "));
+    if (spot.disagree) title.appendChild(el("span", "verdict disagree-chip", "\u2260 runtimes disagree"));
+    else title.appendChild(el("span", "verdict v-pass", "= runtimes agree"));
+    body.replaceChildren();
+    body.appendChild(scenarioTable(spot));
+    spot.cells.forEach(function (cell, i) {
+      var block = el("section", "runtime-block");
+      block.setAttribute("data-runtime", String(i));
+      var h = el("h3");
+      h.appendChild(runtimeName(i));
+      h.appendChild(verdictChip("verdict", cell ? cell.verdict : null));
+      block.appendChild(h);
+      block.appendChild(el("p", "muted small", RUNTIMES[i].path));
+      if (!cell) {
+        block.appendChild(el("p", "muted", "This runtime's matrix has no cell for " + spot.feature + " on " + spot.provider + "."));
+      } else {
+        cell.results.slice().sort(function (a, b) {
+          return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict];
+        }).forEach(function (r) { block.appendChild(renderResult(r)); });
+      }
+      body.appendChild(block);
+    });
+    detail.hidden = false;
+    detail.scrollTop = 0;
+    closeButton.focus();
+    if (history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(key));
+  }
+
+  function closeDetail() {
+    if (detail.hidden) return;
+    detail.hidden = true;
+    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
+    if (history.replaceState) history.replaceState(null, "", location.pathname + location.search);
+    if (opener) opener.focus();
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest("[data-open]");
+    if (target) openSpot(target.getAttribute("data-open"), target);
+  });
+  closeButton.addEventListener("click", closeDetail);
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
+
+  var providerFilter = document.getElementById("filter-provider");
+  var statusFilter = document.getElementById("filter-status");
+  var disagreeFilter = document.getElementById("filter-disagree");
+
+  function applyFilters() {
+    var provider = providerFilter.value;
+    var status = statusFilter.value;
+    var onlyDisagree = disagreeFilter.checked;
+    var filtering = status !== "" || onlyDisagree;
+    document.querySelectorAll("#matrix [data-provider]").forEach(function (node) {
+      node.hidden = provider !== "" && node.getAttribute("data-provider") !== provider;
+    });
+    var shown = 0;
+    document.querySelectorAll("#matrix tbody").forEach(function (group) {
+      var groupShown = 0;
+      group.querySelectorAll("tr[data-feature]").forEach(function (row) {
+        // a spot (feature, provider) matches as a whole: all its runtimes' cells are lit or dimmed together
+        var spots = {};
+        row.querySelectorAll("td[data-provider]").forEach(function (td) {
+          if (td.hidden) return;
+          var p = td.getAttribute("data-provider");
+          var s = spots[p] || (spots[p] = { tds: [], verdicts: [], disagree: td.hasAttribute("data-disagree") });
+          s.tds.push(td);
+          s.verdicts.push(td.getAttribute("data-verdict"));
+        });
+        var match = false;
+        Object.keys(spots).forEach(function (p) {
+          var s = spots[p];
+          var ok = s.verdicts[0] !== "empty" &&
+            (!onlyDisagree || s.disagree) &&
+            (status === "" || s.verdicts.indexOf(status) >= 0);
+          s.tds.forEach(function (td) { td.classList.toggle("dim", filtering && !ok); });
+          if (ok) match = true;
+        });
+        row.hidden = !match;
+        if (match) groupShown += 1;
+      });
+      group.hidden = groupShown === 0;
+      shown += groupShown;
+    });
+    document.getElementById("no-match").hidden = shown !== 0;
+  }
+
+  [providerFilter, statusFilter, disagreeFilter].forEach(function (s) { s.addEventListener("change", applyFilters); });
+  applyFilters();
+
+  // `compare.html#openai%2Fstream_text` opens that cell: links to a cell can be shared.
+  function openFromHash() {
+    var key = "";
+    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    if (has(data.spots, key)) openSpot(key, null);
+  }
+  window.addEventListener("hashchange", openFromHash);
+  openFromHash();
+})();
