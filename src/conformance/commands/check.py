@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conformance.compare import DiffEntry
 from conformance.fileio import read_json
 
 
@@ -22,6 +23,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--provider", required=True)
     p.add_argument("--actual", required=True, metavar="ACTUAL.json", help="the runtime's output (normalized form)")
     p.add_argument("--root", default=".", help="project root holding scenarios/ (default: .)")
+    p.add_argument(
+        "--request-log",
+        metavar="LOG.jsonl",
+        help="for retry scenarios: the request log of `conformance serve --request-log` for this run",
+    )
     p.set_defaults(func=run)
 
 
@@ -50,13 +56,15 @@ def run(args: argparse.Namespace) -> int:
             actual = canonical_outcome(actual)
         except ValidationError as exc:
             raise InputError(f"not a normalized outcome: {exc.errors()[0]['msg']}", where=args.actual) from None
+    elif scenario.check == "retry":
+        return _judge_turn(scenario, args, actual)
     elif scenario.check in ("encode", "repair"):
         expected = scenario.expected_for(args.provider)
         if scenario.check == "repair":
             ignore += REPAIR_IGNORE
     else:
         raise InputError(
-            f"`check` judges decode, encode and repair scenarios, not {scenario.check}", where=args.scenario
+            f"`check` judges decode, encode, repair and retry scenarios, not {scenario.check}", where=args.scenario
         )
     if expected is None:
         print(f"missing: no expected form for {args.provider}")
@@ -68,4 +76,62 @@ def run(args: argparse.Namespace) -> int:
         print("expected:\n" + json.dumps(expected, indent=2, ensure_ascii=False))
         return 1
     print(f"pass: {scenario.id}[{args.provider}] matches the expected normalized form")
+    return 0
+
+
+def read_request_log(path: Path) -> list[dict[str, Any]]:
+    """The emulator's request log (docs/request-log.md); a malformed line names its number."""
+    import orjson
+
+    from conformance.exceptions import InputError
+
+    try:
+        lines = path.read_bytes().splitlines()
+    except FileNotFoundError:
+        raise InputError("no such request log", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a request log", where=str(path)) from None
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"not a JSON object ({exc})", where=f"{path}:{n}") from None
+        if not isinstance(entry, dict):
+            raise InputError("not a JSON object", where=f"{path}:{n}")
+        out.append(entry)
+    return sorted(out, key=lambda e: (float(e.get("t", 0.0)), int(e.get("seq", 0))))
+
+
+def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
+    from conformance.exceptions import InputError
+    from conformance.harness.checks.retry import judge_request_log
+    from conformance.replay.cassette import load_cassette
+    from conformance.secrets import key_fingerprint
+
+    if not args.request_log:
+        raise InputError("a retry scenario is judged from the emulator's request log", where="--request-log")
+    cassette = scenario.cassette_path(args.provider, Path(args.root))
+    recorded = load_cassette(cassette)
+    name = cassette.name
+    log = [e for e in read_request_log(Path(args.request_log)) if str(e.get("cassette") or name).endswith(name)]
+    if not isinstance(actual, dict):
+        raise InputError("the runtime's output must be a JSON object (the final outcome)", where=args.actual)
+    expected, got, problems = judge_request_log(scenario, args.provider, actual, log, key_fingerprint)
+    from conformance.compare import diff, render_diff
+
+    entries = [*diff(expected, got, ignore=tuple(scenario.spec.ignore)), *problems]
+    served = {e.get("interaction") for e in log}
+    unplayed = [i for i in range(len(recorded.interactions)) if i not in served]
+    if unplayed:
+        entries.append(
+            DiffEntry(path="requests", change="removed", expected=f"interactions {unplayed} of {cassette} were never asked for")
+        )
+    if entries:
+        print(f"fail: {scenario.id}[{args.provider}] — {len(entries)} difference(s) in what the runtime did")
+        print(render_diff(entries))
+        return 1
+    print(f"pass: {scenario.id}[{args.provider}] — requests, keys, waits and outcome as expected")
     return 0

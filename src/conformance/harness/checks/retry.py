@@ -69,6 +69,12 @@ def _key_index(request: LoggedRequest, keys: list[str]) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
+def wait_bounds(want: float, kind: str | None, tolerance: float = 0.0) -> tuple[float, float]:
+    """The acceptable range of a wait the scenario expects to last `want` seconds."""
+    low, high = (want, want + max(1.0, 0.25 * want)) if kind in HINTED else (want / 4, want * 4)
+    return max(low - tolerance, 0.0), high + tolerance
+
+
 def wait_problems(actual: list[float], expected: list[tuple[float, str | None]]) -> list[DiffEntry]:
     """Each wait against its bound; a missing or extra wait is a difference too."""
     out: list[DiffEntry] = []
@@ -81,7 +87,7 @@ def wait_problems(actual: list[float], expected: list[tuple[float, str | None]])
             out.append(DiffEntry(path=path, change="added", actual=actual[i]))
             continue
         want, kind = expected[i]
-        low, high = (want, want + max(1.0, 0.25 * want)) if kind in HINTED else (want / 4, want * 4)
+        low, high = wait_bounds(want, kind)
         if not low - 1e-6 <= actual[i] <= high + 1e-6:
             bound = f"[{low:g}, {high:g}] s ({'the provider asked for' if kind in HINTED else 'back-off'} {want:g} s)"
             out.append(DiffEntry(path=path, change="changed", expected=bound, actual=actual[i]))
@@ -154,3 +160,65 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
         actual={**actual, "waits": clock.sleeps},
         diff=entries,
     )
+
+
+# out of process: the emulator's request log ------------------------------------------------------
+
+GAP_TOLERANCE_S = 0.25
+"""Out of process, a wait is the gap between two requests' arrival times: it also holds the time the
+answer took to arrive and to be read, so each bound is widened by this much."""
+
+
+def _gaps_expected(trace: list[dict[str, Any]]) -> list[tuple[float, str | None] | None]:
+    """For each gap between consecutive requests, the wait expected there (None: no wait)."""
+    gaps: list[tuple[float, str | None] | None] = []
+    pending: tuple[float, str | None] | None = None
+    sends = 0
+    for step in trace:
+        if step.get("action") == "send":
+            if sends:
+                gaps.append(pending)
+            sends += 1
+            pending = None
+        elif step.get("action") == "wait":
+            seconds = float(step["seconds"]) + (pending[0] if pending else 0.0)
+            pending = (seconds, step.get("kind") if pending is None else pending[1])
+    return gaps
+
+
+def judge_request_log(
+    scenario: Scenario, provider: str, outcome: dict[str, Any], log: list[dict[str, Any]], fingerprint: Any
+) -> tuple[dict[str, Any], dict[str, Any], list[DiffEntry]]:
+    """(expected, actual, differences) of a turn run out of process against `conformance serve`.
+
+    `log` holds the request-log entries of this scenario's cassette, in arrival order;
+    `fingerprint(key)` is how the log names a key."""
+    raw = dict(scenario.expected_for(provider) or {})
+    expected, _ = observable(raw)
+    settings = dict(scenario.spec.input.get("runtime", {}))
+    prints = [fingerprint(k) for k in replay_keys(int(settings.get("keys", 1)))]
+    named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
+
+    def key_of(entry: dict[str, Any]) -> int | None:
+        values = " ".join(str(v) for v in (entry.get("headers") or {}).values()) + " " + str(entry.get("query", ""))
+        found = [i for i, fp in enumerate(prints) if fp in values]
+        return found[0] if len(found) == 1 else None
+
+    actual = {
+        "requests": [{"key": key_of(e)} if i in named else {} for i, e in enumerate(log)],
+        **_outcome(outcome),
+    }
+    problems: list[DiffEntry] = []
+    for i, entry in enumerate(log):
+        if entry.get("interaction") is None:
+            problems.append(
+                DiffEntry(path=f"requests[{i}]", change="added", actual="a request no recorded interaction matches")
+            )
+    gaps = [float(b.get("t", 0.0)) - float(a.get("t", 0.0)) for a, b in zip(log, log[1:], strict=False)]
+    for i, (gap, want) in enumerate(zip(gaps, _gaps_expected(raw.get("trace", [])), strict=False)):
+        if want is None:
+            continue
+        low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S)
+        if not low <= gap <= high:
+            problems.append(DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap))
+    return expected, actual, problems
