@@ -39,6 +39,18 @@ class ModelInfo(BaseModel):
     o1-and-newer reasoning models, which also accept `system`)."""
 
 
+class KeyShape(BaseModel):
+    """What this provider's API keys look like: a fixed prefix, then `length` or more characters
+    of `alphabet` (a regex character-class body). Secret scanning and redaction read these."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str
+    prefix: str
+    alphabet: str = r"A-Za-z0-9_\-"
+    length: int = 20
+
+
 class ProviderProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -48,6 +60,9 @@ class ProviderProfile(BaseModel):
     auth_style: AuthStyle
     key_env: tuple[str, ...] = ()
     """Environment variables that may hold the API key, in order of preference."""
+    key_shapes: tuple[KeyShape, ...] = ()
+    """Shapes of this provider's keys (see `conformance.secrets`): found in cassettes by `lint`,
+    redacted from error messages and logs."""
     default_model: str
 
     # request shape
@@ -147,6 +162,10 @@ for _p in (
         base_url="https://api.openai.com/v1",
         auth_style="bearer",
         key_env=("OPENAI_API_KEY",),
+        key_shapes=(
+            KeyShape(label="OpenAI project key", prefix="sk-proj-"),
+            KeyShape(label="OpenAI-style API key", prefix="sk-", alphabet="A-Za-z0-9"),
+        ),
         default_model="gpt-4.1-mini",
         max_tokens_field="max_completion_tokens",
         reasoning_max_tokens_field="max_completion_tokens",
@@ -167,6 +186,7 @@ for _p in (
         base_url="https://api.anthropic.com/v1",
         auth_style="x-api-key",
         key_env=("ANTHROPIC_API_KEY",),
+        key_shapes=(KeyShape(label="Anthropic API key", prefix="sk-ant-"),),
         default_model="claude-sonnet-4-5",
         max_tokens_required=True,
         default_max_tokens=4096,
@@ -189,6 +209,7 @@ for _p in (
         base_url="https://generativelanguage.googleapis.com/v1beta",
         auth_style="x-goog-api-key",
         key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        key_shapes=(KeyShape(label="Google API key", prefix="AIza", length=35),),
         default_model="gemini-2.5-flash",
         max_tokens_field="maxOutputTokens",
         strict_alternation=True,
@@ -251,6 +272,7 @@ for _p in (
         base_url="https://openrouter.ai/api/v1",
         auth_style="bearer",
         key_env=("OPENROUTER_API_KEY",),
+        key_shapes=(KeyShape(label="OpenRouter API key", prefix="sk-or-v1-", alphabet="A-Za-z0-9"),),
         default_model="anthropic/claude-sonnet-4.5",
         reasoning_fields=("reasoning", "reasoning_content"),
         reasoning_details=True,
@@ -263,6 +285,7 @@ for _p in (
         base_url="https://api.x.ai/v1",
         auth_style="bearer",
         key_env=("XAI_API_KEY",),
+        key_shapes=(KeyShape(label="xAI API key", prefix="xai-", alphabet="A-Za-z0-9"),),
         default_model="grok-3-mini",
         reasoning_fields=("reasoning_content",),
         output_excludes_reasoning=True,
@@ -278,6 +301,7 @@ for _p in (
         base_url="https://api.fireworks.ai/inference/v1",
         auth_style="bearer",
         key_env=("FIREWORKS_API_KEY",),
+        key_shapes=(KeyShape(label="Fireworks API key", prefix="fw_", alphabet="A-Za-z0-9"),),
         default_model="accounts/fireworks/models/deepseek-r1",
         reasoning_fields=("reasoning_content",),
         think_tags=True,
@@ -288,6 +312,7 @@ for _p in (
         base_url="https://api.groq.com/openai/v1",
         auth_style="bearer",
         key_env=("GROQ_API_KEY",),
+        key_shapes=(KeyShape(label="Groq API key", prefix="gsk_", alphabet="A-Za-z0-9"),),
         default_model="llama-3.3-70b-versatile",
         reasoning_fields=("reasoning",),
         think_tags=True,
@@ -298,6 +323,7 @@ for _p in (
         base_url="https://api.deepseek.com",
         auth_style="bearer",
         key_env=("DEEPSEEK_API_KEY",),
+        key_shapes=(KeyShape(label="OpenAI-style API key", prefix="sk-", alphabet="A-Za-z0-9"),),
         default_model="deepseek-reasoner",
         reasoning_fields=("reasoning_content",),
         send_reasoning_back=False,

@@ -12,6 +12,9 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 from conformance.model import ErrorKind, ProviderError
+from conformance.secrets import redact
+
+__all__ = ["redact"]  # re-exported: the one redaction lives in conformance.secrets
 
 # HTTP status → kind when the body says nothing more specific.
 STATUS_KINDS: dict[int, ErrorKind] = {
@@ -127,17 +130,6 @@ def retry_after_from_headers(headers: Mapping[str, str], *, now: datetime | None
             ref = now or datetime.now(UTC)
             waits.append(max((when - ref).total_seconds(), 0.0))
     return max(waits) if waits else None
-
-
-_SECRET = re.compile(
-    r"(sk-(?:ant-|proj-|or-v1-)?[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|xai-[A-Za-z0-9]{16,}"
-    r"|gsk_[A-Za-z0-9]{16,}|fw_[A-Za-z0-9]{16,}|Bearer\s+[A-Za-z0-9._\-]{8,})"
-)
-
-
-def redact(text: str) -> str:
-    """Remove anything shaped like an API key (providers echo partial keys in 401 messages)."""
-    return _SECRET.sub("<redacted>", text)
 
 
 def make_error(

@@ -1,16 +1,14 @@
 """Cassette hygiene: secrets, interactions no scenario plays, cassettes no scenario uses, and
 malformed files — each finding with the file and the line.
 
-Secret-like values: provider key formats (`sk-…`, `sk-ant-…`, `sk-proj-…`, `sk-or-v1-…`, `AIza…`,
-`xai-…`, `gsk_…`, `fw_…`), bearer tokens, and long high-entropy values in headers. Bodies are
-checked for key formats only, so base64 image data or signatures are not flagged.
+Secret-like values (see `conformance.secrets`): the key shapes the provider profiles declare, bearer
+tokens, and header values that are one high-entropy token. Bodies are checked for key shapes only,
+so base64 image data or signatures are not flagged.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,20 +17,7 @@ import yaml
 from conformance.exceptions import CassetteError, ConformanceError
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_scenarios
-
-KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{20,}")),
-    ("OpenRouter API key", re.compile(r"sk-or-v1-[A-Za-z0-9]{20,}")),
-    ("OpenAI project key", re.compile(r"sk-proj-[A-Za-z0-9_\-]{20,}")),
-    ("OpenAI-style API key", re.compile(r"\bsk-[A-Za-z0-9]{20,}")),
-    ("Google API key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
-    ("xAI API key", re.compile(r"\bxai-[A-Za-z0-9]{20,}")),
-    ("Groq API key", re.compile(r"\bgsk_[A-Za-z0-9]{20,}")),
-    ("Fireworks API key", re.compile(r"\bfw_[A-Za-z0-9]{20,}")),
-    ("bearer token", re.compile(r"Bearer\s+(?!<redacted>)[A-Za-z0-9._\-]{12,}")),
-)
-SAFE_HEADER_VALUE = re.compile(r"^(req|msg|chatcmpl|gen|call|toolu|org|resp)[-_]")
-"""Identifier-shaped header values (request ids, ids) are not secrets however random they look."""
+from conformance.secrets import find_key, is_secret_header_value
 
 
 @dataclass(frozen=True)
@@ -44,11 +29,6 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.rule}: {self.message}"
-
-
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
 def _header_values(data: object) -> list[str]:
@@ -74,10 +54,8 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
 
     findings: list[Finding] = []
     for i, line in enumerate(lines, 1):
-        for name, pattern in KEY_PATTERNS:
-            if pattern.search(line):
-                findings.append(Finding(path, i, "secret", f"{name} in the cassette"))
-                break
+        if (label := find_key(line)) is not None:
+            findings.append(Finding(path, i, "secret", f"{label} in the cassette"))
     try:
         cassette = load_cassette(path)
     except CassetteError as exc:
@@ -86,9 +64,8 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
         findings.append(Finding(path, at, "malformed", str(exc)))
         return findings
     for value in _header_values(yaml.safe_load(text)):
-        token = value.strip()
-        if len(token) >= 32 and " " not in token and not SAFE_HEADER_VALUE.match(token) and _entropy(token) > 4.0:
-            findings.append(Finding(path, line_of(token[:24]), "secret", "long high-entropy header value"))
+        if is_secret_header_value(value):
+            findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
     if referenced is not None:
         plays = referenced.get(path.resolve())
         if plays is None:

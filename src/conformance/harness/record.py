@@ -129,13 +129,13 @@ def record_scenario(
                     wire.method,
                     recorded_url,
                     body,
-                    scrub_headers({k: [v] for k, v in wire.headers.items()}, request=True),
+                    scrub_headers({k: [v] for k, v in wire.headers.items()}, request=True, secrets=secrets),
                 ),
                 RecordedResponse(
                     response.status_code,
                     scrub_text(data.decode("utf-8", errors="replace"), secrets).encode(),
-                    scrub_headers(response_headers, request=False),
-                    response.reason_phrase,
+                    scrub_headers(response_headers, request=False, secrets=secrets),
+                    scrub_text(response.reason_phrase, secrets),
                 ),
             )
         ],

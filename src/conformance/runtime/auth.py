@@ -9,7 +9,6 @@ profiles are shown by index and a short fingerprint.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -18,6 +17,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs import WireRequest
 from conformance.exceptions import InputError, MissingKeyError
 from conformance.runtime import logsafe
+from conformance.secrets import key_fingerprint
 
 logsafe.install()
 
@@ -53,7 +53,7 @@ def resolve_key(profile: ProviderProfile, env: Mapping[str, str]) -> str | None:
 
 
 def fingerprint(key: str) -> str:
-    return "key#" + hashlib.sha256(key.encode()).hexdigest()[:8]
+    return "key#" + key_fingerprint(key)[3:11]
 
 
 @dataclass

@@ -5,16 +5,11 @@ there). Installed once, when the runtime's auth module is imported."""
 from __future__ import annotations
 
 import logging
-import re
 
-from conformance.codecs.errorkit import redact
+from conformance.secrets import redact_line
 
-_QUERY_KEY = re.compile(r"([?&](?:key|api_key|apikey|access_token)=)[^&\s\"']+", re.IGNORECASE)
+__all__ = ["LOGGERS", "RedactingFilter", "install", "redact_line"]
 LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2")
-
-
-def redact_line(text: str) -> str:
-    return _QUERY_KEY.sub(r"\1<redacted>", redact(text))
 
 
 class RedactingFilter(logging.Filter):

@@ -7,7 +7,9 @@ transcript is what survives a crash:
   while reading (blocks of 64 KiB), so memory is bounded by the longest record, not the padding;
 - a line that is not one JSON message is searched for records that start later in the line: a
   crash fragment glued to the next record (``{"role":"user","con{"role":"assistant",…}``) gives
-  back the good record; the fragment is skipped with a warning naming the line;
+  back the good record; the fragment is skipped with a warning naming the line. The search is
+  linear in the line's length whatever the damage, and a record nested deeper than
+  `recovery.MAX_DEPTH` is skipped like any other malformed one (see `conformance.runtime.recovery`);
 - a truncated last line and a missing final newline are handled the same way;
 - blank lines are skipped; the source file is never modified (it is only opened for reading).
 
@@ -38,8 +40,8 @@ from pydantic import ValidationError
 from conformance.exceptions import TranscriptError
 from conformance.fileio import atomic_write
 from conformance.model import Message, TextBlock, ToolResultMessage, dump, parse_message
+from conformance.runtime.recovery import objects
 
-_DECODER = json.JSONDecoder()
 _TRUNCATED = re.compile(r"\[truncated (\d+) chars\]")
 
 
@@ -59,23 +61,13 @@ class Record:
 
 
 def _records_in(text: str, line: int) -> Iterator[Record]:
-    """Every message in one line; the broken parts become warnings."""
-    pos, start_of_garbage = 0, 0
-    while pos < len(text):
-        if text[pos].isspace():
-            pos += 1
-            continue
-        parsed = _message_at(text, pos)
-        if parsed is None:
-            pos = text.find("{", pos + 1)
-            if pos < 0:
-                break
-            continue
-        message, end = parsed
-        if text[start_of_garbage:pos].strip():
-            yield Record(line, warning=_garbage(line, text[start_of_garbage:pos]))
+    """Every message in one line; the broken parts become warnings (linear time, see `recovery`)."""
+    start_of_garbage = 0
+    for start, end, message in objects(text, _message):
+        if text[start_of_garbage:start].strip():
+            yield Record(line, warning=_garbage(line, text[start_of_garbage:start]))
         yield Record(line, message=message)
-        pos = start_of_garbage = end
+        start_of_garbage = end
     if text[start_of_garbage:].strip():
         yield Record(line, warning=_garbage(line, text[start_of_garbage:]))
 
@@ -86,15 +78,9 @@ def _garbage(line: int, fragment: str) -> str:
     return f"line {line}: skipped a malformed or truncated record ({len(fragment.strip())} chars: {shown!r})"
 
 
-def _message_at(text: str, pos: int) -> tuple[Message, int] | None:
-    if text[pos] != "{":
-        return None
+def _message(value: Any) -> Message | None:
     try:
-        value, end = _DECODER.raw_decode(text, pos)
-    except json.JSONDecodeError:
-        return None
-    try:
-        return parse_message(value), end
+        return parse_message(value)
     except ValidationError:
         return None
 
