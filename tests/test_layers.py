@@ -13,10 +13,10 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "conformance"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("exceptions", "fileio", "secrets"),
+    ("exceptions", "fileio"),
     ("model",),
     ("wire",),
-    ("capabilities",),
+    ("capabilities", "secrets"),
     ("codecs",),
     ("runtime", "store"),
     ("compare",),

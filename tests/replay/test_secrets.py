@@ -12,12 +12,12 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from conformance.replay.lint import lint
+from conformance.replay.record import record
 
 from conformance import capabilities
 from conformance.capabilities import KeyShape, get_profile
 from conformance.replay.cassette import load_cassette, save_cassette
-from conformance.replay.lint import lint
-from conformance.replay.record import record
 from conformance.secrets import (
     MIN_SUBSTRING,
     RESPONSE_HEADERS,

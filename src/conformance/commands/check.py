@@ -127,7 +127,11 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
     unplayed = [i for i in range(len(recorded.interactions)) if i not in served]
     if unplayed:
         entries.append(
-            DiffEntry(path="requests", change="removed", expected=f"interactions {unplayed} of {cassette} were never asked for")
+            DiffEntry(
+                path="requests",
+                change="removed",
+                expected=f"interactions {unplayed} of {cassette} were never asked for",
+            )
         )
     if entries:
         print(f"fail: {scenario.id}[{args.provider}] — {len(entries)} difference(s) in what the runtime did")

@@ -23,7 +23,7 @@ import orjson
 from conformance.exceptions import CassetteError
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.matchers import json_body
-from conformance.replay.scrub import SECRET_QUERY_KEYS
+from conformance.secrets import QUERY_KEYS
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "json_body")
 
@@ -70,7 +70,7 @@ class _Target:
         port = parts.port or (443 if scheme == "https" else 80)
         # a key in the query string is never recorded, so it takes no part in matching
         pairs = parse_qsl(parts.query, keep_blank_values=True)
-        query = tuple(sorted((k, v) for k, v in pairs if k.lower() not in SECRET_QUERY_KEYS))
+        query = tuple(sorted((k, v) for k, v in pairs if k.lower() not in QUERY_KEYS))
         return cls(method.upper(), scheme, (parts.hostname or "").lower(), port, parts.path or "/", query)
 
     def differences(self, other: _Target) -> list[str]:

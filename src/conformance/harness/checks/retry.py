@@ -20,6 +20,7 @@ the key), its `wait` steps the waits. Trace steps themselves are not compared.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from conformance.capabilities import get_profile
@@ -214,11 +215,13 @@ def judge_request_log(
             problems.append(
                 DiffEntry(path=f"requests[{i}]", change="added", actual="a request no recorded interaction matches")
             )
-    gaps = [float(b.get("t", 0.0)) - float(a.get("t", 0.0)) for a, b in zip(log, log[1:], strict=False)]
+    gaps = [float(b.get("t", 0.0)) - float(a.get("t", 0.0)) for a, b in itertools.pairwise(log)]
     for i, (gap, want) in enumerate(zip(gaps, _gaps_expected(raw.get("trace", [])), strict=False)):
         if want is None:
             continue
         low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S)
         if not low <= gap <= high:
-            problems.append(DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap))
+            problems.append(
+                DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap)
+            )
     return expected, actual, problems
