@@ -118,6 +118,7 @@ register_check("encode", check_encode)
 
 
 def _register_transcript_checks() -> None:
+    from conformance.harness.context_check import check_context
     from conformance.harness.generated import check_generated
     from conformance.harness.handoff import check_handoff
     from conformance.harness.retry_check import check_retry
@@ -128,6 +129,7 @@ def _register_transcript_checks() -> None:
     register_check("generated", check_generated)
     register_check("handoff", check_handoff)
     register_check("retry", check_retry)
+    register_check("context", check_context)
 
 
 _register_transcript_checks()

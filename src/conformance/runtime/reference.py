@@ -90,3 +90,9 @@ class ReferenceRuntime:
         except TypeError as exc:
             raise InputError(str(exc), where="repair options") from None
         return repair(parse_messages(messages), get_profile(provider), model=model, options=opts).to_json()
+
+    def context(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The `context` capability: token counts, trimming, compaction (see `runtime.context.api`)."""
+        from conformance.runtime.context.api import handle
+
+        return handle(request)

@@ -1,0 +1,157 @@
+"""The `context` check: history trimming, compaction and session files, judged through the runtime's
+`context(request: dict) -> dict` capability (see docs/context.md for the request shapes).
+
+The scenario's `input.op` names the operation:
+
+- ``trim``: `input` is a conversation plus `settings`; the runtime answers the trimmed history
+  and the wire body it sends for the provider. `expected: {messages, body}` — `messages` shared,
+  `body` per provider in `overrides` (compared where given);
+- ``compact``: `input.session` (messages) is written as the session file, `input.files` puts
+  other files beside it (a backup, a temporary file); the runtime compacts the file, sending its
+  summarisation requests over httpx, replayed from the scenario's cassette (every interaction
+  played, bodies matched). The harness reads the file back itself: `expected: {session, files,
+  error, trace}` — the messages in the file, the file names in its directory, the typed error
+  (`kind` only) and the runtime's trace (`reason`s and `seconds` are not compared);
+- ``recover``: the same files, no cassette: the runtime recovers the session after a crash;
+  `expected: {session, files}`;
+- ``append``: `input.append` (messages) is appended with `input.settings.max_tool_result_chars`;
+  `expected: {session, files}`.
+
+A runtime without `context` gets `skipped`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from vcr.errors import CannotOverwriteExistingCassetteException
+
+from conformance.exceptions import ScenarioError
+from conformance.harness.context import HarnessContext, judge, result, unplayed_failure
+from conformance.model import MESSAGES_ADAPTER
+from conformance.replay.cassette import load_cassette
+from conformance.replay.player import make_vcr
+from conformance.report.matrix import ScenarioResult
+from conformance.scenarios import Scenario
+
+SESSION = "session.jsonl"
+CONTEXT_IGNORE = ("trace[*].reason", "trace[*].seconds", "error.message", "error.provider_error")
+OPS = ("trim", "compact", "recover", "append")
+
+
+def _canonical_messages(data: Any, where: str) -> list[dict[str, Any]]:
+    try:
+        messages = MESSAGES_ADAPTER.validate_python(data)
+    except ValueError as exc:
+        raise ScenarioError(f"not a list of messages: {exc}", where=where) from None
+    return [m.model_dump(mode="json", exclude_none=True) for m in messages]
+
+
+def _read_session(directory: Path) -> dict[str, Any]:
+    """What is on disk after the operation: the session's records and the directory's file names."""
+    path = directory / SESSION
+    records: list[Any] = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    records.append({"unreadable": line})
+    try:
+        session: Any = [m.model_dump(mode="json", exclude_none=True) for m in MESSAGES_ADAPTER.validate_python(records)]
+    except ValueError:
+        session = records
+    files = sorted(p.name for p in directory.iterdir() if not p.name.endswith(".lock"))
+    return {"session": session, "files": files}
+
+
+def _write_files(directory: Path, spec: dict[str, Any], where: str) -> None:
+    session = spec.get("session")
+    if session is not None:
+        lines = [json.dumps(m, ensure_ascii=False) for m in _canonical_messages(session, f"{where}: input.session")]
+        (directory / SESSION).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    for name, text in dict(spec.get("files", {})).items():
+        if "/" in name or name.startswith(".."):
+            raise ScenarioError(f"file name {name!r} must be a plain name", where=f"{where}: input.files")
+        (directory / name).write_text(str(text), encoding="utf-8")
+
+
+def _trace(steps: Any) -> list[dict[str, Any]]:
+    return [{k: v for k, v in dict(s).items() if v is not None} for s in steps or []]
+
+
+def _expected(scenario: Scenario, provider: str) -> dict[str, Any]:
+    data = scenario.expected_for(provider)
+    if not isinstance(data, dict):
+        raise ScenarioError("expected: a mapping is needed", where=str(scenario.path))
+    out = dict(data)
+    for key in ("messages", "session"):
+        if isinstance(out.get(key), list):
+            out[key] = _canonical_messages(out[key], f"{scenario.path}: expected.{key}")
+    if "trace" in out:
+        out["trace"] = _trace(out["trace"])
+    if isinstance(out.get("error"), dict):
+        out["error"] = {"kind": out["error"].get("kind")}
+    return out
+
+
+def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
+    from conformance.harness.checks import conversation_for
+
+    if not hasattr(ctx.runtime, "context"):
+        return result(scenario, provider, "skipped", f"runtime {ctx.runtime_name} does not implement `context`")
+    spec = dict(scenario.spec.input)
+    op = spec.get("op")
+    if op not in OPS:
+        raise ScenarioError(f"input.op must be one of {', '.join(OPS)}", where=str(scenario.path))
+    expected = _expected(scenario, provider)
+    runtime: Any = ctx.runtime
+    if op == "trim":
+        answer = runtime.context(
+            {
+                "op": "trim",
+                "provider": provider,
+                "conversation": conversation_for(scenario, provider),
+                "settings": spec.get("settings", {}),
+            }
+        )
+        actual: dict[str, Any] = {"messages": _canonical_messages(answer.get("messages"), "runtime answer")}
+        if "body" in expected:
+            actual["body"] = answer.get("body")
+        return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
+    with tempfile.TemporaryDirectory(prefix="conformance-context-") as tmp:
+        directory = Path(tmp)
+        _write_files(directory, spec, str(scenario.path))
+        request: dict[str, Any] = {"op": op, "session": str(directory / SESSION), "provider": provider}
+        for key in ("settings", "policy", "model"):
+            if key in spec:
+                request[key] = spec[key]
+        if op == "append":
+            request["messages"] = _canonical_messages(spec.get("append", []), f"{scenario.path}: input.append")
+        if op != "compact":
+            runtime.context(request)
+            return judge(scenario, provider, expected, _read_session(directory), ctx=ctx, ignore=CONTEXT_IGNORE)
+        request["api_key"] = "replay-key"
+        cassette = scenario.cassette_path(provider, ctx.root)
+        if not cassette.is_file():
+            return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
+        load_cassette(cassette)
+        rel = ctx.rel(cassette)
+        with make_vcr().use_cassette(str(cassette), allow_playback_repeats=False) as cass:
+            try:
+                answer = runtime.context(request)
+            except CannotOverwriteExistingCassetteException as exc:
+                return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel)
+            unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]
+        actual = _read_session(directory)
+        error = answer.get("error")
+        actual["error"] = None if error is None else {"kind": error.get("kind")}
+        actual["trace"] = _trace(answer.get("trace"))
+        failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
+        if failure is not None:
+            return failure
+        return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE, cassette=rel)

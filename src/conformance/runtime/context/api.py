@@ -1,0 +1,97 @@
+"""The `context` capability of the runtime protocol: one JSON request, one JSON answer.
+
+Operations (`request["op"]`):
+
+- ``count`` — ``{conversation, provider}`` → ``{estimate, count: {tokens, source, baseline,
+  estimated}, exact}`` (`exact` is null where no tokenizer is to be had);
+- ``trim`` — ``{conversation, provider, settings: {max_history_tokens, keep_recent_user_turns,
+  caps}}`` → ``{messages, actions, body, tokens_before, tokens_after}``: the trimmed history and
+  the wire body the runtime sends for it;
+- ``compact`` — ``{session: PATH, provider, model?, settings: {keep_recent_user_turns,
+  max_summary_tokens, summary_input_tokens, max_shrinks, context_window}, policy?: {…},
+  api_key?}`` → ``{summarized, error: null | {kind, message, provider_error?}, trace,
+  elapsed_s}``: the session file compacted in place; the summarisation requests go over httpx
+  (the harness replays them from a cassette) on a fake clock;
+- ``recover`` — ``{session: PATH}`` → ``{actions}``: the session file made consistent after a crash;
+- ``append`` — ``{session: PATH, messages, settings: {max_tool_result_chars}}`` → ``{}``.
+
+Bad requests raise `InputError` naming the field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import httpx
+
+from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
+from conformance.runtime.clock import FakeClock
+from conformance.runtime.context.compact import CompactSettings, Summarizer
+from conformance.runtime.context.session import Writer, append_messages, compact_session, recover_session
+from conformance.runtime.context.tokens import count_tokens, estimate_tokens, exact_tokens
+from conformance.runtime.context.trim import TrimSettings, trim_history
+from conformance.runtime.retry import RetryPolicy
+from conformance.runtime.transcripts import save_transcript
+
+SEED = 20261122
+
+
+def _field(request: dict[str, Any], name: str) -> Any:
+    if name not in request:
+        raise InputError(f"missing field {name!r}", where=f"context request ({request.get('op')})")
+    return request[name]
+
+
+def handle(request: dict[str, Any], *, writer: Writer = save_transcript) -> dict[str, Any]:
+    """Answer one `context` request (see the module doc). `writer` replaces the session writer."""
+    from conformance.runtime.reference import ReferenceRuntime, parse_conversation, parse_messages
+
+    op = request.get("op")
+    if op == "count":
+        conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
+        model = conv.model or get_profile(_field(request, "provider")).default_model
+        return {
+            "estimate": estimate_tokens(conv.messages, conv.tools),
+            "count": count_tokens(conv.messages, conv.tools).to_json(),
+            "exact": exact_tokens(conv.messages, model),
+        }
+    if op == "trim":
+        conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
+        try:
+            settings = TrimSettings.from_json(dict(_field(request, "settings")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"bad trim settings: {exc}", where="context.settings") from None
+        trimmed = trim_history(conv.messages, settings)
+        profile = get_profile(_field(request, "provider"))
+        body = ReferenceRuntime().wire_request(conv.model_copy(update={"messages": trimmed.messages}), profile).body
+        return {**trimmed.to_json(), "body": body}
+    if op == "compact":
+        try:
+            settings_c = CompactSettings.from_json(dict(request.get("settings", {})))
+            policy = RetryPolicy(**request.get("policy", {}))
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"bad compaction settings: {exc}", where="context.settings") from None
+        clock = FakeClock()
+        via = Summarizer(
+            get_profile(_field(request, "provider")),
+            httpx.AsyncHTTPTransport(),
+            clock,
+            random.Random(SEED),
+            keys=request.get("api_key"),
+            policy=policy,
+        )
+        done = asyncio.run(
+            compact_session(_field(request, "session"), settings_c, request.get("model"), via, writer=writer)
+        )
+        return {**done.to_json(), "elapsed_s": clock.now()}
+    if op == "recover":
+        return {"actions": recover_session(_field(request, "session"), writer=writer)}
+    if op == "append":
+        messages = parse_messages(_field(request, "messages"), where="context.messages")
+        cap = request.get("settings", {}).get("max_tool_result_chars")
+        append_messages(_field(request, "session"), messages, max_tool_result_chars=cap)
+        return {}
+    raise InputError(f"unknown op {op!r} (count, trim, compact, recover, append)", where="context request")
