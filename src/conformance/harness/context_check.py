@@ -11,7 +11,8 @@ The scenario's `input.op` names the operation:
   summarisation requests over httpx, replayed from the scenario's cassette (every interaction
   played, bodies matched). The harness reads the file back itself: `expected: {session, files,
   error, trace}` — the messages in the file, the file names in its directory, the typed error
-  (`kind` only) and the runtime's trace (`reason`s and `seconds` are not compared);
+  (`kind` only) and the runtime's trace (`reason`s and `seconds` are not compared).
+  `input.requests: none` says the operation must send no request (there is no cassette);
 - ``recover``: the same files, no cassette: the runtime recovers the session after a crash;
   `expected: {session, files}`;
 - ``append``: `input.append` (messages) is appended with `input.settings.max_tool_result_chars`;
@@ -38,7 +39,7 @@ from conformance.report.matrix import ScenarioResult
 from conformance.scenarios import Scenario
 
 SESSION = "session.jsonl"
-CONTEXT_IGNORE = ("trace[*].reason", "trace[*].seconds", "error.message", "error.provider_error")
+CONTEXT_IGNORE = ("trace[*].reason", "trace[*].seconds", "trace[*].profile", "error.message", "error.provider_error")
 OPS = ("trim", "compact", "recover", "append")
 
 
@@ -136,10 +137,13 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             runtime.context(request)
             return judge(scenario, provider, expected, _read_session(directory), ctx=ctx, ignore=CONTEXT_IGNORE)
         request["api_key"] = "replay-key"
-        cassette = scenario.cassette_path(provider, ctx.root)
-        if not cassette.is_file():
-            return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
-        load_cassette(cassette)
+        if spec.get("requests") == "none":  # the operation must send nothing: an empty cassette
+            cassette = directory / "no-requests.yaml"
+        else:
+            cassette = scenario.cassette_path(provider, ctx.root)
+            if not cassette.is_file():
+                return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
+            load_cassette(cassette)
         rel = ctx.rel(cassette)
         with make_vcr().use_cassette(str(cassette), allow_playback_repeats=False) as cass:
             try:
@@ -147,6 +151,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             except CannotOverwriteExistingCassetteException as exc:
                 return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel)
             unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]
+        cassette.unlink(missing_ok=True) if spec.get("requests") == "none" else None
         actual = _read_session(directory)
         error = answer.get("error")
         actual["error"] = None if error is None else {"kind": error.get("kind")}
