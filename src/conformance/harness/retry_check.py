@@ -1,7 +1,8 @@
 """The `retry` check: the reference runtime's turn loop replayed from a multi-interaction cassette.
 
 The scenario's input is the conversation plus the runtime settings
-(`runtime: {keys: N, compress_threshold: 512, policy: {max_attempts, base_s, factor, jitter, …}}`);
+(`runtime: {keys: N, compress_threshold: 512, policy: {max_attempts, base_s, factor, jitter, …},
+compaction: {threshold, keep_recent_user_turns, …}, gemini_proxy: true}`);
 the cassette holds every request the loop sends and every answer. The loop runs on a fake clock
 with a seeded random source, so waits replay instantly and back-off is deterministic. The result —
 the trace of runtime actions, the final message (or the error and the partial message) and the
@@ -28,6 +29,7 @@ from conformance.replay.player import make_vcr
 from conformance.report.matrix import ScenarioResult
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.clock import FakeClock
+from conformance.runtime.context.api import turn_options
 from conformance.runtime.reference import parse_conversation
 from conformance.runtime.retry import RetryPolicy
 from conformance.runtime.turn import TraceStep, run_turn
@@ -66,6 +68,9 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     n_keys = int(settings.get("keys", 1))
     keys = AuthPool.of([f"replay-key-{i}" for i in range(n_keys)]) if n_keys > 1 else None
     clock = FakeClock()
+    rng = random.Random(SEED)
+    profile = get_profile(provider)
+    context = turn_options(settings, profile, clock=clock, rng=rng, keys=keys, policy=policy)  # runtime.context
     try:
         expected = _canonical(dict(scenario.expected_for(provider) or {}))
     except ValueError as exc:
@@ -76,13 +81,14 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
             turn = asyncio.run(
                 run_turn(
                     conv,
-                    get_profile(provider),
+                    profile,
                     transport=httpx.AsyncHTTPTransport(),
                     clock=clock,
-                    rng=random.Random(SEED),
+                    rng=rng,
                     keys=keys,
                     policy=policy,
                     compress_threshold=int(settings.get("compress_threshold", 512)),
+                    **context,
                 )
             )
         except CannotOverwriteExistingCassetteException as exc:

@@ -26,10 +26,11 @@ from typing import Any
 
 import httpx
 
-from conformance.capabilities import get_profile
+from conformance.capabilities import ProviderProfile, get_profile
 from conformance.exceptions import InputError
-from conformance.runtime.clock import FakeClock
-from conformance.runtime.context.compact import CompactSettings, Summarizer
+from conformance.runtime.auth import AuthPool
+from conformance.runtime.clock import Clock, FakeClock
+from conformance.runtime.context.compact import CompactSettings, Summarizer, turn_compactor
 from conformance.runtime.context.session import Writer, append_messages, compact_session, recover_session
 from conformance.runtime.context.tokens import count_tokens, estimate_tokens, exact_tokens
 from conformance.runtime.context.trim import TrimSettings, trim_history
@@ -37,6 +38,34 @@ from conformance.runtime.retry import RetryPolicy
 from conformance.runtime.transcripts import save_transcript
 
 SEED = 20261122
+TURN_SETTINGS = ("compaction", "gemini_proxy")
+"""Keys of a `retry` scenario's `input.runtime` that `turn_options` reads."""
+
+
+def turn_options(
+    settings: dict[str, Any],
+    profile: ProviderProfile,
+    *,
+    clock: Clock,
+    rng: random.Random,
+    keys: AuthPool | str | None,
+    policy: RetryPolicy,
+) -> dict[str, Any]:
+    """`run_turn` keyword arguments for the context settings of a turn: `compaction: {threshold,
+    keep_recent_user_turns, max_summary_tokens, context_window, …}` (automatic compaction and
+    compact-then-retry on overflow, summarising through the same transport, clock, keys and
+    policy) and `gemini_proxy: true` (proxy mode from the start)."""
+    out: dict[str, Any] = {}
+    if "compaction" in settings:
+        try:
+            compaction = CompactSettings.from_json(dict(settings["compaction"]))
+        except (TypeError, ValueError) as exc:
+            raise InputError(str(exc), where="input.runtime.compaction") from None
+        via = Summarizer(profile, httpx.AsyncHTTPTransport(), clock, rng, keys=keys, policy=policy)
+        out["compactor"] = turn_compactor(compaction, via)
+    if settings.get("gemini_proxy"):
+        out["gemini_proxy"] = True
+    return out
 
 
 def _field(request: dict[str, Any], name: str) -> Any:
