@@ -13,6 +13,8 @@ The scenario's `input.op` names the operation:
   error, trace}` — the messages in the file, the file names in its directory, the typed error
   (`kind` only) and the runtime's trace (`reason`s and `seconds` are not compared).
   `input.requests: none` says the operation must send no request (there is no cassette);
+- ``encode``: the runtime encodes `input` for the provider: `expected: {body}`, or `{error: {kind:
+  unsupported_feature, where}}` when the request asks for a feature the model lacks;
 - ``recover``: the same files, no cassette: the runtime recovers the session after a crash;
   `expected: {session, files}`;
 - ``append``: `input.append` (messages) is appended with `input.settings.max_tool_result_chars`;
@@ -40,7 +42,7 @@ from conformance.scenarios import Scenario
 
 SESSION = "session.jsonl"
 CONTEXT_IGNORE = ("trace[*].reason", "trace[*].seconds", "trace[*].profile", "error.message", "error.provider_error")
-OPS = ("trim", "compact", "recover", "append")
+OPS = ("trim", "encode", "compact", "recover", "append")
 
 
 def _canonical_messages(data: Any, where: str) -> list[dict[str, Any]]:
@@ -123,6 +125,22 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         actual: dict[str, Any] = {"messages": _canonical_messages(answer.get("messages"), "runtime answer")}
         if "body" in expected:
             actual["body"] = answer.get("body")
+        return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
+    if op == "encode":
+        answer = runtime.context(
+            {"op": "encode", "provider": provider, "conversation": conversation_for(scenario, provider)}
+        )
+        error = answer.get("error")
+        actual = (
+            {"error": {"kind": error.get("kind"), "where": error.get("where")}}
+            if error
+            else {"body": answer.get("body")}
+        )
+        if isinstance(expected.get("error"), dict):
+            expected["error"] = {
+                "kind": expected["error"]["kind"],
+                "where": scenario.expected_for(provider)["error"].get("where"),
+            }
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
     with tempfile.TemporaryDirectory(prefix="conformance-context-") as tmp:
         directory = Path(tmp)

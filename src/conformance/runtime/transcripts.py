@@ -162,9 +162,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append_message(
-    path: str | os.PathLike[str], message: Message, *, max_tool_result_chars: int | None = None
-) -> None:
+def append_message(path: str | os.PathLike[str], message: Message, *, max_tool_result_chars: int | None = None) -> None:
     """Append one message as one line (locked, one write, flushed and fsynced); a tool result is
     capped to `max_tool_result_chars` first when given (see `cap_tool_results`)."""
     if max_tool_result_chars is not None:

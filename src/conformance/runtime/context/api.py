@@ -12,6 +12,8 @@ Operations (`request["op"]`):
   api_key?}`` → ``{summarized, error: null | {kind, message, provider_error?}, trace,
   elapsed_s}``: the session file compacted in place; the summarisation requests go over httpx
   (the harness replays them from a cassette) on a fake clock;
+- ``encode`` — ``{conversation, provider}`` → ``{body}``, or ``{error: {kind: unsupported_feature,
+  where, message}}`` when the request asks for a feature the model lacks (`compat`);
 - ``recover`` — ``{session: PATH}`` → ``{actions}``: the session file made consistent after a crash;
 - ``append`` — ``{session: PATH, messages, settings: {max_tool_result_chars}}`` → ``{}``.
 
@@ -27,7 +29,7 @@ from typing import Any
 import httpx
 
 from conformance.capabilities import ProviderProfile, get_profile
-from conformance.exceptions import InputError
+from conformance.exceptions import InputError, UnsupportedFeatureError
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.clock import Clock, FakeClock
 from conformance.runtime.context.compact import CompactSettings, Summarizer, turn_compactor
@@ -116,6 +118,13 @@ def handle(request: dict[str, Any], *, writer: Writer = save_transcript) -> dict
             compact_session(_field(request, "session"), settings_c, request.get("model"), via, writer=writer)
         )
         return {**done.to_json(), "elapsed_s": clock.now()}
+    if op == "encode":
+        conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
+        try:
+            body = ReferenceRuntime().wire_request(conv, get_profile(_field(request, "provider"))).body
+        except UnsupportedFeatureError as exc:
+            return {"error": {"kind": "unsupported_feature", "where": exc.where, "message": str(exc)}}
+        return {"body": body}
     if op == "recover":
         return {"actions": recover_session(_field(request, "session"), writer=writer)}
     if op == "append":
@@ -123,4 +132,4 @@ def handle(request: dict[str, Any], *, writer: Writer = save_transcript) -> dict
         cap = request.get("settings", {}).get("max_tool_result_chars")
         append_messages(_field(request, "session"), messages, max_tool_result_chars=cap)
         return {}
-    raise InputError(f"unknown op {op!r} (count, trim, compact, recover, append)", where="context request")
+    raise InputError(f"unknown op {op!r} (count, trim, encode, compact, recover, append)", where="context request")
