@@ -3,6 +3,8 @@
 
 The scenario's `input.op` names the operation:
 
+- ``count``: `input` is a conversation; `expected: {count: {tokens, source, baseline, estimated}}`,
+  the history's tokens from the last reported usage plus an estimate of what came after it;
 - ``trim``: `input` is a conversation plus `settings`; the runtime answers the trimmed history
   and the wire body it sends for the provider. `expected: {messages, body}` — `messages` shared,
   `body` per provider in `overrides` (compared where given);
@@ -42,7 +44,7 @@ from conformance.scenarios import Scenario
 
 SESSION = "session.jsonl"
 CONTEXT_IGNORE = ("trace[*].reason", "trace[*].seconds", "trace[*].profile", "error.message", "error.provider_error")
-OPS = ("trim", "encode", "compact", "recover", "append")
+OPS = ("count", "trim", "encode", "compact", "recover", "append")
 
 
 def _canonical_messages(data: Any, where: str) -> list[dict[str, Any]]:
@@ -126,6 +128,11 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         if "body" in expected:
             actual["body"] = answer.get("body")
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
+    if op == "count":
+        answer = runtime.context(
+            {"op": "count", "provider": provider, "conversation": conversation_for(scenario, provider)}
+        )
+        return judge(scenario, provider, expected, {"count": answer.get("count")}, ctx=ctx, ignore=CONTEXT_IGNORE)
     if op == "encode":
         answer = runtime.context(
             {"op": "encode", "provider": provider, "conversation": conversation_for(scenario, provider)}
