@@ -100,8 +100,15 @@ def _expected(scenario: Scenario, provider: str) -> dict[str, Any]:
     if "trace" in out:
         out["trace"] = _trace(out["trace"])
     if isinstance(out.get("error"), dict):
-        out["error"] = {"kind": out["error"].get("kind")}
+        out["error"] = {k: v for k, v in out["error"].items() if k in ("kind", "where")}
     return out
+
+
+def _error(error: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """The runtime's typed error as compared: its `kind`, and its `where` when the scenario names one."""
+    wanted = expected.get("error")
+    wanted = wanted if isinstance(wanted, dict) else {}
+    return {k: error.get(k) for k in ("kind", "where") if k == "kind" or k in wanted}
 
 
 def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -138,16 +145,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             {"op": "encode", "provider": provider, "conversation": conversation_for(scenario, provider)}
         )
         error = answer.get("error")
-        actual = (
-            {"error": {"kind": error.get("kind"), "where": error.get("where")}}
-            if error
-            else {"body": answer.get("body")}
-        )
-        if isinstance(expected.get("error"), dict):
-            expected["error"] = {
-                "kind": expected["error"]["kind"],
-                "where": scenario.expected_for(provider)["error"].get("where"),
-            }
+        actual = {"error": _error(error, expected)} if error else {"body": answer.get("body")}
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
     with tempfile.TemporaryDirectory(prefix="conformance-context-") as tmp:
         directory = Path(tmp)
@@ -179,7 +177,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         cassette.unlink(missing_ok=True) if spec.get("requests") == "none" else None
         actual = _read_session(directory)
         error = answer.get("error")
-        actual["error"] = None if error is None else {"kind": error.get("kind")}
+        actual["error"] = None if error is None else _error(error, expected)
         actual["trace"] = _trace(answer.get("trace"))
         failure = unplayed_failure(scenario, provider, unplayed, cassette=rel, expected=expected, actual=actual)
         if failure is not None:
