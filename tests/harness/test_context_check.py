@@ -48,11 +48,11 @@ class SummaryWithoutBoundary(ReferenceRuntime):
 
     name = "summary-without-boundary"
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         def writer(path: Path, messages: Sequence[Message]) -> None:
             append_message(path, messages[1])  # the summary, after the old history
 
-        return handle(request, writer=writer)
+        return handle(request, transport=transport, writer=writer)
 
 
 class CallSeparatedFromResult(ReferenceRuntime):
@@ -60,8 +60,8 @@ class CallSeparatedFromResult(ReferenceRuntime):
 
     name = "call-separated"
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
-        answer = handle(request)
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        answer = handle(request, transport=transport)
         if request["op"] == "trim":
             messages = request["conversation"]["messages"]
             answer["messages"] = [messages[0], *messages[3:]]  # cuts turn 1 after its tool call
@@ -73,11 +73,11 @@ class WriterNotAtomic(ReferenceRuntime):
 
     name = "not-atomic"
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         def writer(path: Path, messages: Sequence[Message]) -> None:
             save_transcript(path, messages[:1])  # only the system prompt made it to disk
 
-        return handle(request, writer=writer)
+        return handle(request, transport=transport, writer=writer)
 
 
 class NoBackupRestore(ReferenceRuntime):
@@ -85,20 +85,20 @@ class NoBackupRestore(ReferenceRuntime):
 
     name = "no-restore"
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         if request["op"] == "recover":
             Path(request["session"] + ".bak").unlink(missing_ok=True)
             return {"actions": recover_session(request["session"])}
-        return handle(request)
+        return handle(request, transport=transport)
 
 
 class UncappedAppend(ReferenceRuntime):
     name = "uncapped"
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         if request["op"] == "append":
             request = {**request, "settings": {}}
-        return handle(request)
+        return handle(request, transport=transport)
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,11 @@ The scenario's `input.op` names the operation:
   `body` per provider in `overrides` (compared where given);
 - ``compact``: `input.session` (messages) is written as the session file, `input.files` puts
   other files beside it (a backup, a temporary file); the runtime compacts the file, sending its
-  summarisation requests over httpx, replayed from the scenario's cassette (every interaction
-  played, bodies matched). The harness reads the file back itself: `expected: {session, files,
-  error, trace}` — the messages in the file, the file names in its directory, the typed error
-  (`kind` only) and the runtime's trace (`reason`s and `seconds` are not compared).
+  summarisation requests through the httpx transport handed to `context(request, transport)`,
+  replayed from the scenario's cassette (every interaction played, bodies matched). The harness
+  reads the file back itself: `expected: {session, files, error, trace}` — the messages in the
+  file, the file names in its directory, the typed error (`kind`) and the runtime's trace
+  (`reason`, `seconds` and `profile` are not compared).
   `input.requests: none` says the operation must send no request (there is no cassette);
 - ``encode``: the runtime encodes `input` for the provider: `expected: {body}`, or `{error: {kind:
   unsupported_feature, where}}` when the request asks for a feature the model lacks;
@@ -32,6 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import httpx
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from conformance.exceptions import ScenarioError
@@ -170,7 +172,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         rel = ctx.rel(cassette)
         with make_vcr().use_cassette(str(cassette), allow_playback_repeats=False) as cass:
             try:
-                answer = runtime.context(request)
+                answer = runtime.context(request, httpx.AsyncHTTPTransport())
             except CannotOverwriteExistingCassetteException as exc:
                 return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel)
             unplayed = [i for i in range(len(cass.data)) if cass.play_counts[i] == 0]

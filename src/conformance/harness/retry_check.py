@@ -70,7 +70,8 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     clock = FakeClock()
     rng = random.Random(SEED)
     profile = get_profile(provider)
-    context = turn_options(settings, profile, clock=clock, rng=rng, keys=keys, policy=policy)  # runtime.context
+    transport = httpx.AsyncHTTPTransport()
+    context = turn_options(settings, profile, transport=transport, clock=clock, rng=rng, keys=keys, policy=policy)
     try:
         expected = _canonical(dict(scenario.expected_for(provider) or {}))
     except ValueError as exc:
@@ -82,7 +83,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
                 run_turn(
                     conv,
                     profile,
-                    transport=httpx.AsyncHTTPTransport(),
+                    transport=transport,
                     clock=clock,
                     rng=rng,
                     keys=keys,

@@ -91,8 +91,9 @@ class ReferenceRuntime:
             raise InputError(str(exc), where="repair options") from None
         return repair(parse_messages(messages), get_profile(provider), model=model, options=opts).to_json()
 
-    def context(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The `context` capability: token counts, trimming, compaction (see `runtime.context.api`)."""
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        """The `context` capability: token counts, trimming, compaction (see `runtime.context.api`);
+        `transport` (an httpx transport) carries the summarisation requests of `compact`."""
         from conformance.runtime.context.api import handle
 
-        return handle(request)
+        return handle(request, transport=transport)

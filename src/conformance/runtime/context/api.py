@@ -10,8 +10,8 @@ Operations (`request["op"]`):
 - ``compact`` — ``{session: PATH, provider, model?, settings: {keep_recent_user_turns,
   max_summary_tokens, summary_input_tokens, max_shrinks, context_window}, policy?: {…},
   api_key?}`` → ``{summarized, error: null | {kind, message, provider_error?}, trace,
-  elapsed_s}``: the session file compacted in place; the summarisation requests go over httpx
-  (the harness replays them from a cassette) on a fake clock;
+  elapsed_s}``: the session file compacted in place; the summarisation requests go through the
+  in-process `transport` the harness hands over (a replayed cassette), on a fake clock;
 - ``encode`` — ``{conversation, provider}`` → ``{body}``, or ``{error: {kind: unsupported_feature,
   where, message}}`` when the request asks for a feature the model lacks (`compat`);
 - ``recover`` — ``{session: PATH}`` → ``{actions}``: the session file made consistent after a crash;
@@ -48,6 +48,7 @@ def turn_options(
     settings: dict[str, Any],
     profile: ProviderProfile,
     *,
+    transport: httpx.AsyncBaseTransport,
     clock: Clock,
     rng: random.Random,
     keys: AuthPool | str | None,
@@ -55,15 +56,15 @@ def turn_options(
 ) -> dict[str, Any]:
     """`run_turn` keyword arguments for the context settings of a turn: `compaction: {threshold,
     keep_recent_user_turns, max_summary_tokens, context_window, …}` (automatic compaction and
-    compact-then-retry on overflow, summarising through the same transport, clock, keys and
-    policy) and `gemini_proxy: true` (proxy mode from the start)."""
+    compact-then-retry on overflow, summarising through the turn's own `transport`, clock, keys
+    and policy) and `gemini_proxy: true` (proxy mode from the start)."""
     out: dict[str, Any] = {}
     if "compaction" in settings:
         try:
             compaction = CompactSettings.from_json(dict(settings["compaction"]))
         except (TypeError, ValueError) as exc:
             raise InputError(str(exc), where="input.runtime.compaction") from None
-        via = Summarizer(profile, httpx.AsyncHTTPTransport(), clock, rng, keys=keys, policy=policy)
+        via = Summarizer(profile, transport, clock, rng, keys=keys, policy=policy)
         out["compactor"] = turn_compactor(compaction, via)
     if settings.get("gemini_proxy"):
         out["gemini_proxy"] = True
@@ -76,8 +77,14 @@ def _field(request: dict[str, Any], name: str) -> Any:
     return request[name]
 
 
-def handle(request: dict[str, Any], *, writer: Writer = save_transcript) -> dict[str, Any]:
-    """Answer one `context` request (see the module doc). `writer` replaces the session writer."""
+def handle(
+    request: dict[str, Any],
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    writer: Writer = save_transcript,
+) -> dict[str, Any]:
+    """Answer one `context` request (see the module doc). `transport` carries the summarisation
+    requests (default: httpx's own, to the provider's URL); `writer` replaces the session writer."""
     from conformance.runtime.reference import ReferenceRuntime, parse_conversation, parse_messages
 
     op = request.get("op")
@@ -108,7 +115,7 @@ def handle(request: dict[str, Any], *, writer: Writer = save_transcript) -> dict
         clock = FakeClock()
         via = Summarizer(
             get_profile(_field(request, "provider")),
-            httpx.AsyncHTTPTransport(),
+            transport or httpx.AsyncHTTPTransport(),
             clock,
             random.Random(SEED),
             keys=request.get("api_key"),
