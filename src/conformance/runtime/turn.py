@@ -34,7 +34,7 @@ from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
 
 Action = Literal[
-    "send", "wait", "compress", "compact", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
+    "send", "wait", "compress", "compact", "trim", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
 ]
 
 TOOL_SHAPES: tuple[str, ...] = ("openai", "function_declarations", "functionDeclarations")
@@ -190,10 +190,10 @@ async def run_turn(
         continuation_without_tools = True
     compacted = compactor is None
     if compactor is not None and (done := await compactor(conv, "threshold")) is not None:
-        compacted = True
+        compacted = done.action == "compact"
         if done.conversation is not None:
             conv = done.conversation
-        trace.append(TraceStep(action="compact", count=done.count, reason=done.reason))
+        trace.append(TraceStep(action=done.action, count=done.count, reason=done.reason))
     # ---------------------------------------------------------------------------------------------
     compressed = False
     shapes = list(TOOL_SHAPES)

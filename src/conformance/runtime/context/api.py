@@ -40,7 +40,7 @@ from conformance.runtime.retry import RetryPolicy
 from conformance.runtime.transcripts import save_transcript
 
 SEED = 20261122
-TURN_SETTINGS = ("compaction", "gemini_proxy")
+TURN_SETTINGS = ("compaction", "history_trimming", "gemini_proxy")
 """Keys of a `retry` scenario's `input.runtime` that `turn_options` reads."""
 
 
@@ -54,18 +54,24 @@ def turn_options(
     keys: AuthPool | str | None,
     policy: RetryPolicy,
 ) -> dict[str, Any]:
-    """`run_turn` keyword arguments for the context settings of a turn: `compaction: {threshold,
-    keep_recent_user_turns, max_summary_tokens, context_window, …}` (automatic compaction and
-    compact-then-retry on overflow, summarising through the turn's own `transport`, clock, keys
-    and policy) and `gemini_proxy: true` (proxy mode from the start)."""
+    """`run_turn` keyword arguments for the context settings of a turn: `history_trimming:
+    {max_history_tokens, keep_recent_user_turns, caps}` (the history trimmed before it is sent),
+    `compaction: {threshold, keep_recent_user_turns, max_summary_tokens, context_window, …}`
+    (automatic compaction and compact-then-retry on overflow, summarising through the turn's own
+    `transport`, clock, keys and policy) and `gemini_proxy: true` (proxy mode from the start)."""
     out: dict[str, Any] = {}
-    if "compaction" in settings:
-        try:
+    compaction: CompactSettings | None = None
+    trimming: TrimSettings | None = None
+    try:
+        if "compaction" in settings:
             compaction = CompactSettings.from_json(dict(settings["compaction"]))
-        except (TypeError, ValueError) as exc:
-            raise InputError(str(exc), where="input.runtime.compaction") from None
+        if "history_trimming" in settings:
+            trimming = TrimSettings.from_json(dict(settings["history_trimming"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"bad context settings: {exc}", where="input.runtime") from None
+    if compaction is not None or trimming is not None:
         via = Summarizer(profile, transport, clock, rng, keys=keys, policy=policy)
-        out["compactor"] = turn_compactor(compaction, via)
+        out["compactor"] = turn_compactor(compaction, via, trimming)
     if settings.get("gemini_proxy"):
         out["gemini_proxy"] = True
     return out

@@ -48,9 +48,9 @@ from conformance.model import (
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.budget import CHARS_PER_TOKEN
 from conformance.runtime.clock import Clock
-from conformance.runtime.context.hook import Compacted, Why
+from conformance.runtime.context.hook import Compacted, Compactor, Why
 from conformance.runtime.context.tokens import count_tokens, estimate_text
-from conformance.runtime.context.trim import split_history
+from conformance.runtime.context.trim import TrimSettings, split_history, trim_history
 from conformance.runtime.retry import RetryPolicy
 from conformance.runtime.turn import run_turn
 
@@ -255,12 +255,21 @@ async def compact_messages(
     return CompactionResult(out, len(older_flat), summary, None, trace)
 
 
-def turn_compactor(settings: CompactSettings, via: Summarizer) -> Any:
-    """A `hook.Compactor` for `run_turn`: compacts before a turn whose history reaches
-    `threshold` × the window, and once after a context overflow."""
+def turn_compactor(settings: CompactSettings | None, via: Summarizer, trim: TrimSettings | None = None) -> Compactor:
+    """A `hook.Compactor` for `run_turn`. Before the first send: the history is trimmed when `trim`
+    is given and it is over `max_history_tokens` (trace step `trim`); otherwise it is compacted when
+    it reaches `threshold` × the window. After a context overflow: compacted, once."""
 
     async def compactor(conv: Conversation, why: Why) -> Compacted | None:
         model = conv.model or via.profile.default_model
+        if why == "threshold" and trim is not None:
+            trimmed = trim_history(conv.messages, trim)
+            if trimmed.actions:
+                reason = f"history trimmed from {trimmed.tokens_before} to {trimmed.tokens_after} tokens"
+                new = conv.model_copy(update={"messages": trimmed.messages})
+                return Compacted(new, len(trimmed.actions), reason, action="trim")
+        if settings is None:
+            return None
         if why == "threshold":
             used = count_tokens(conv.messages, conv.tools).tokens
             limit = settings.threshold * _window(settings, via.profile, model)

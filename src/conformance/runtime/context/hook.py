@@ -20,8 +20,10 @@ class Compacted:
     count: int = 0
     reason: str = ""
     error: ProviderError | None = None
+    action: Literal["compact", "trim"] = "compact"
+    """The trace step: `trim` when the history was only trimmed (`trim`), not summarised."""
 
 
 Compactor = Callable[[Conversation, Why], Awaitable[Compacted | None]]
-"""Called before the first send (`threshold`: compact when the history is over the threshold, else
-return None) and after a context overflow (`overflow`: compact what can be compacted)."""
+"""Called before the first send (`threshold`: trim or compact when the history is over the budget,
+else return None) and after a context overflow (`overflow`: compact what can be compacted)."""
