@@ -18,6 +18,7 @@ from conformance.runtime.clock import FakeClock
 from conformance.runtime.context.compact import CompactSettings, Summarizer, compact_messages, turn_compactor
 from conformance.runtime.context.compat import check_features, fold_system
 from conformance.runtime.context.session import compact_session, recover_session
+from conformance.runtime.context.trim import TrimSettings
 from conformance.runtime.retry import RetryPolicy
 from conformance.runtime.transcripts import load_transcript, save_transcript
 from conformance.runtime.turn import run_turn
@@ -168,3 +169,34 @@ def test_a_system_prompt_without_a_user_turn_becomes_one() -> None:
     profile = get_profile("openai")
     out, n = fold_system([system("rules"), assistant("hi")], profile, "o1-mini")
     assert n == 1 and isinstance(out[0], UserMessage) and out[0].content[0].text == "rules"  # type: ignore[union-attr]
+
+
+def test_proxy_mode_is_tried_once() -> None:
+    rejected = {"error": {"message": "Please use a valid role: user, model.", "type": "invalid_request_error"}}
+    conv = Conversation(messages=SESSION)
+    script = Script(httpx.Response(400, json=rejected), httpx.Response(400, json=rejected))
+    v = via(script)
+    turn = asyncio.run(run_turn(conv, v.profile, transport=v.transport, clock=v.clock, rng=v.rng, keys="k"))
+    assert [s.action for s in turn.trace] == ["send", "flatten", "send", "give_up"]
+    assert turn.error is not None and turn.error.kind == "invalid_request"
+
+
+def test_trimming_in_the_turn_loop_then_no_compaction_below_threshold() -> None:
+    long_session = [*SESSION[:3], result("c1", "r" * 4000, name="read"), *SESSION[4:]]
+    script = Script(ok("fine"))
+    v = via(script)
+    compactor = turn_compactor(CompactSettings(threshold=1.0), v, TrimSettings(max_history_tokens=300, caps=(100,)))
+    turn = asyncio.run(
+        run_turn(
+            Conversation(messages=long_session),
+            v.profile,
+            transport=v.transport,
+            clock=v.clock,
+            rng=v.rng,
+            keys="k",
+            compactor=compactor,
+        )
+    )
+    assert [s.action for s in turn.trace] == ["trim", "send", "done"]
+    tool = next(m for m in script.bodies[0]["messages"] if m["role"] == "tool")
+    assert tool["content"] == "r" * 100 + "[truncated 3900 chars]"
