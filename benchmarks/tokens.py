@@ -6,16 +6,19 @@ corpus in ../shared/corpus when it is there), the prompt tokens the provider rep
 
 - `json/4`: the characters of the compact JSON request body / 4, rounded up — what
   `runtime.budget` and `runtime.context.tokens.estimate_tokens` do on the canonical history;
-- `text/4`: only the string values of the body (texts, tool names, schema words) / 4;
+- `text/4`: only the string values of the body (texts, tool names, schema words; inline base64
+  data left out) / 4;
 - `baseline`: seed §5.1 — in a multi-request cassette (a tool loop), the previous response's
   input + output tokens plus json/4 of what the request added since (its growth in characters);
-- `tiktoken`: o200k_base over the string values, when tiktoken and its cached encoding are there.
+- `o200k`: OpenAI's o200k_base tokenizer over the string values, plus OpenAI's documented 3 tokens
+  per message and 3 to prime the reply (exact for text-only OpenAI requests; elsewhere a stand-in
+  for a tokenizer the provider does not publish), when `conformance[tokens]` is installed.
 
 Prints, per source (bundled, corpus), provider and estimator: how many requests, the median of
 estimate / actual, and the median and mean absolute error in percent. Hand-authored bundled
 cassettes carry illustrative usage figures; the corpus (real traffic) is the measure. Run:
 
-    python benchmarks/tokens.py [--corpus ../shared/corpus] [--no-corpus]
+    python benchmarks/tokens.py [--corpus DIR] [--no-corpus]    # DIR: $CONFORMANCE_CORPUS or ../shared/corpus
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterator
@@ -55,14 +59,24 @@ def _body(raw: Any) -> Any:
 
 
 def _strings(node: Any) -> Iterator[str]:
+    """The string values of a body, inline base64 data (images, documents) left out."""
     if isinstance(node, str):
-        yield node
+        if not (node.startswith("data:") or (len(node) > 1000 and " " not in node[:1000])):
+            yield node
     elif isinstance(node, dict):
         for value in node.values():
             yield from _strings(value)
     elif isinstance(node, list):
         for value in node:
             yield from _strings(value)
+
+
+def _o200k(text: str, request: dict[str, Any]) -> int | None:
+    tokens = exact_text_tokens(text, "o200k_base")
+    if tokens is None:
+        return None
+    messages = request.get("messages", request.get("contents", []))
+    return tokens + 3 * (len(messages) if isinstance(messages, list) else 0) + 3
 
 
 def cassettes(corpus: Path | None) -> Iterator[tuple[str, str, Path]]:
@@ -116,7 +130,7 @@ def samples(provider: str, path: Path) -> Iterator[dict[str, int | None]]:
             "actual": actual,
             "json/4": math.ceil(chars / 4),
             "text/4": math.ceil(len(text) / 4),
-            "tiktoken": exact_text_tokens(text, "gpt-4o"),
+            "o200k": _o200k(text, request),
             "baseline": None,
         }
         if previous is not None and chars >= previous[2]:
@@ -125,7 +139,7 @@ def samples(provider: str, path: Path) -> Iterator[dict[str, int | None]]:
         previous = (actual, int(usage.get("output_tokens", 0)), chars)
 
 
-ESTIMATORS = ("json/4", "text/4", "baseline", "tiktoken")
+ESTIMATORS = ("json/4", "text/4", "baseline", "o200k")
 
 
 Row = tuple[int, float, float, float]
@@ -159,7 +173,8 @@ def report(corpus: Path | None) -> dict[tuple[str, str], dict[str, Row]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=ROOT.parent.parent / "shared" / "corpus")
+    default = Path(os.environ.get("CONFORMANCE_CORPUS", ROOT.parent / "shared" / "corpus"))
+    parser.add_argument("--corpus", type=Path, default=default, help="default: $CONFORMANCE_CORPUS or ../shared/corpus")
     parser.add_argument("--no-corpus", action="store_true")
     args = parser.parse_args()
     table = report(None if args.no_corpus else args.corpus)

@@ -43,6 +43,8 @@ class ModelInfo(BaseModel):
     """False: the model does not stream; asking for a stream is an `UnsupportedFeatureError`."""
     tool_use: bool = True
     """False: the model takes no tools, native or prompt-based; sending tools is an error."""
+    tokenizer: str | None = None
+    """The model's tiktoken encoding (`o200k_base`), where it is public: exact token counts."""
 
 
 class ProviderProfile(BaseModel):
@@ -140,6 +142,7 @@ _OPENAI_REASONING = ModelInfo(
     accepts_stop=False,
     accepts_temperature=False,
     system_role="developer",
+    tokenizer="o200k_base",
 )
 
 _PROFILES: dict[str, ProviderProfile] = {}
@@ -164,8 +167,8 @@ for _p in (
         stream_usage_option=True,
         schema_strip_keywords=(),
         models={
-            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768),
-            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384),
+            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, tokenizer="o200k_base"),
+            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, tokenizer="o200k_base"),
             "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
             "o1": _OPENAI_REASONING,
             "o1-mini": _OPENAI_REASONING.model_copy(

