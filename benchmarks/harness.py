@@ -35,8 +35,9 @@ from conformance.capabilities import get_profile, matrix_providers
 from conformance.fileio import clear_cache, parse_yaml
 from conformance.harness import HarnessContext, build_matrix, run_all, run_check
 from conformance.harness.checks.generated import drawn_examples
+from conformance.model.parse import parse_conversation
 from conformance.report.html import write_html
-from conformance.runtime.reference import ReferenceRuntime, parse_conversation
+from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 
 ROOT = Path(__file__).resolve().parents[1]

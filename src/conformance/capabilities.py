@@ -37,6 +37,14 @@ class ModelInfo(BaseModel):
     system_role: Literal["system", "developer"] | None = None
     """Overrides the profile's `system_role` for this model (OpenAI documents `developer` for its
     o1-and-newer reasoning models, which also accept `system`)."""
+    system_message: bool = True
+    """False: the model has no system role; the system prompt goes first in the first user message."""
+    streaming: bool = True
+    """False: the model does not stream; asking for a stream is an `UnsupportedFeatureError`."""
+    tool_use: bool = True
+    """False: the model takes no tools, native or prompt-based; sending tools is an error."""
+    tokenizer: str | None = None
+    """The model's tiktoken encoding (`o200k_base`), where it is public: exact token counts."""
 
 
 class KeyShape(BaseModel):
@@ -143,7 +151,13 @@ class ProviderProfile(BaseModel):
 
 
 _OPENAI_REASONING = ModelInfo(
-    context_window=200_000, max_output=100_000, reasoning=True, accepts_stop=False, accepts_temperature=False
+    context_window=200_000,
+    max_output=100_000,
+    reasoning=True,
+    accepts_stop=False,
+    accepts_temperature=False,
+    system_role="developer",
+    tokenizer="o200k_base",
 )
 
 _PROFILES: dict[str, ProviderProfile] = {}
@@ -172,10 +186,13 @@ for _p in (
         stream_usage_option=True,
         schema_strip_keywords=(),
         models={
-            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768),
-            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384),
+            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, tokenizer="o200k_base"),
+            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, tokenizer="o200k_base"),
             "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
             "o1": _OPENAI_REASONING,
+            "o1-mini": _OPENAI_REASONING.model_copy(
+                update={"context_window": 128_000, "max_output": 65_536, "system_message": False, "tool_use": False}
+            ),
             "o3": _OPENAI_REASONING,
             "o4": _OPENAI_REASONING,
         },
@@ -247,6 +264,7 @@ for _p in (
             "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
             "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
             "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
+            "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
         },
         fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
     ),

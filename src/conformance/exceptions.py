@@ -8,7 +8,8 @@ What a provider returns (a 400, a 429, a truncated stream) is data: a `ProviderE
     │   ├── ScenarioError     a scenario file is invalid
     │   ├── CassetteError     a cassette file is invalid or cannot be replayed
     │   ├── TranscriptError   a transcript cannot be read
-    │   └── WireFormatError   bytes that no decoder can frame (e.g. a non-UTF-8 SSE stream)
+    │   ├── WireFormatError   bytes that no decoder can frame (e.g. a non-UTF-8 SSE stream)
+    │   └── UnsupportedFeatureError  a feature asked for explicitly that the model does not have
     ├── UnknownProviderError  a provider name that the registry does not hold
     ├── MissingKeyError       no API key in the environment for a live recording
     └── SchemaError           a tool schema that cannot be sanitized (e.g. a recursive $ref)
@@ -43,6 +44,11 @@ class TranscriptError(InputError):
 
 class WireFormatError(InputError):
     """Bytes that cannot be framed by any decoder."""
+
+
+class UnsupportedFeatureError(InputError):
+    """A feature the request asks for explicitly (streaming, tools) that the model does not have:
+    an error rather than a request silently sent without it."""
 
 
 class UnknownProviderError(ConformanceError):

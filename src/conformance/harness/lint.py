@@ -83,12 +83,12 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
 
 
 def referenced_cassettes(root: Path) -> dict[Path, int]:
-    """Cassette → how many interactions its scenario plays (decode: 1; retry: all of them)."""
+    """Cassette → how many interactions its scenario plays (decode: 1; retry, context: all of them)."""
     out: dict[Path, int] = {}
     from conformance.capabilities import provider_names
 
     for scenario in load_scenarios(root / "scenarios"):
-        if scenario.check not in ("decode", "retry"):
+        if scenario.check not in ("decode", "retry", "context"):
             continue
         for provider in provider_names():
             path = scenario.cassette_path(provider, root)

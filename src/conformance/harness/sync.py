@@ -26,8 +26,10 @@ def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, w
 
     changed = 0
     for scenario in load_scenarios(root / "scenarios", only=only):
-        if scenario.check not in SYNCED_CHECKS:
-            continue
+        if scenario.check not in SYNCED_CHECKS or {"compaction", "history_trimming"} & set(
+            scenario.spec.input.get("runtime", {})
+        ):
+            continue  # the first request is trimmed or a summarisation: the scenario's own
         for provider in providers:
             entry = scenario.entry(provider)
             if entry is not None and entry.unsupported:

@@ -1,6 +1,7 @@
 """What the reference runtime does to a conversation before a codec encodes it.
 
-repair (transcript rules for the target) → tool schemas sanitized for the profile → max tokens
+features the model lacks refused (`context.compat`) → repair (transcript rules for the target) →
+system prompt folded for models without a system role → tool schemas sanitized for the profile → max tokens
 clamped to what the model and its context window allow → options the model rejects removed.
 Every change is reported (`actions`, `warnings`); the sanitized schemas are kept so the defaults
 they lost can be applied client-side to the tool calls that come back.
@@ -8,12 +9,14 @@ they lost can be applied client-side to the tool calls that come back.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.model import Conversation, ToolSpec
 from conformance.runtime.budget import effective_max_tokens, filter_options
+from conformance.runtime.context.compat import check_features, fold_system
 from conformance.runtime.repair import Action, RepairOptions, repair
 from conformance.runtime.schema import SanitizedSchema, sanitize_schema
 
@@ -36,8 +39,13 @@ class Prepared:
 
 def prepare(conv: Conversation, profile: ProviderProfile, *, options: RepairOptions | None = None) -> Prepared:
     model = conv.model or profile.default_model
+    check_features(conv, profile)  # runtime.context.compat: explicit asks the model cannot honour
     repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions())
     warnings = list(repaired.warnings)
+    folded, n_system = fold_system(repaired.messages, profile, model)
+    if n_system:
+        warnings.append(f"{n_system} system message(s) sent in the first user turn: {model} has no system role")
+        repaired = dataclasses.replace(repaired, messages=folded)
     schemas: dict[str, SanitizedSchema] = {}
     tools: list[ToolSpec] = []
     for tool in conv.tools:

@@ -60,6 +60,7 @@ class ReferenceRuntime:
         import random
 
         from conformance.runtime.auth import AuthPool
+        from conformance.runtime.context.api import turn_options
         from conformance.runtime.retry import RetryPolicy
         from conformance.runtime.turn import run_turn
 
@@ -70,17 +71,23 @@ class ReferenceRuntime:
             raise InputError(str(exc), where="settings.policy") from None
         keys = AuthPool.of(list(request.keys)) if request.keys else None
         profile = get_profile(request.provider).with_base_url(request.base_url)
+        rng = random.Random(settings.get("seed", TURN_SEED))
+        # history trimming, compaction and Gemini-proxy mode, from the same settings
+        context = turn_options(
+            settings, profile, transport=request.transport, clock=request.clock, rng=rng, keys=keys, policy=policy
+        )
         result = asyncio.run(
             run_turn(
                 parse_conversation(request.conversation),
                 profile,
                 transport=request.transport,
                 clock=request.clock,
-                rng=random.Random(settings.get("seed", TURN_SEED)),
+                rng=rng,
                 keys=keys,
                 policy=policy,
                 compress_threshold=int(settings.get("compress_threshold", DEFAULT_THRESHOLD)),
                 continuation_without_tools=bool(settings.get("continuation_without_tools", False)),
+                **context,
             )
         )
         return result.to_json()
@@ -92,3 +99,10 @@ class ReferenceRuntime:
 
         loaded = load_transcript(path)
         return {"messages": [dump(m) for m in loaded.messages], "warnings": list(loaded.warnings)}
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        """The `context` capability: token counts, trimming, compaction (see `runtime.context.api`);
+        `transport` (an httpx transport) carries the summarisation requests of `compact`."""
+        from conformance.runtime.context.api import handle
+
+        return handle(request, transport=transport)

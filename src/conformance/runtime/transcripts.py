@@ -148,8 +148,11 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append_message(path: str | os.PathLike[str], message: Message) -> None:
-    """Append one message as one line (locked, one write, flushed and fsynced)."""
+def append_message(path: str | os.PathLike[str], message: Message, *, max_tool_result_chars: int | None = None) -> None:
+    """Append one message as one line (locked, one write, flushed and fsynced); a tool result is
+    capped to `max_tool_result_chars` first when given (see `cap_tool_results`)."""
+    if max_tool_result_chars is not None:
+        message = cap_tool_results([message], max_tool_result_chars)[0]
     with _lock(path):
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -163,8 +166,13 @@ def append_message(path: str | os.PathLike[str], message: Message) -> None:
             os.close(fd)
 
 
-def save_transcript(path: str | os.PathLike[str], messages: Sequence[Message]) -> None:
-    """Replace the transcript atomically with `messages` (temp file + fsync + os.replace)."""
+def save_transcript(
+    path: str | os.PathLike[str], messages: Sequence[Message], *, max_tool_result_chars: int | None = None
+) -> None:
+    """Replace the transcript atomically with `messages` (temp file + fsync + os.replace); tool
+    results are capped to `max_tool_result_chars` first when given."""
+    if max_tool_result_chars is not None:
+        messages = cap_tool_results(messages, max_tool_result_chars)
     with _lock(path):
         atomic_write(Path(path), b"".join(_line(m) for m in messages), fsync=True)
 

@@ -26,12 +26,16 @@ from conformance.model import AssistantMessage, Conversation, ErrorKind, Outcome
 from conformance.runtime.auth import AuthPool, apply_auth
 from conformance.runtime.clock import Clock
 from conformance.runtime.compress import DEFAULT_THRESHOLD, compress_tool_results
+from conformance.runtime.context.hook import Compactor
+from conformance.runtime.context.proxy import needs_proxy_mode, proxy_conversation
 from conformance.runtime.entry import validate_conversation
 from conformance.runtime.logsafe import redact_line
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
 
-Action = Literal["send", "wait", "compress", "rotate", "refresh", "reshape_tools", "give_up", "done"]
+Action = Literal[
+    "send", "wait", "compress", "compact", "trim", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
+]
 
 TOOL_SHAPES: tuple[str, ...] = ("openai", "function_declarations", "functionDeclarations")
 """How tools are declared to a Gemini-compatible proxy, tried in order when it rejects the previous
@@ -158,6 +162,8 @@ async def run_turn(
     compress_threshold: int = DEFAULT_THRESHOLD,
     continuation_without_tools: bool = False,
     stream: bool | None = None,
+    compactor: Compactor | None = None,
+    gemini_proxy: bool = False,
 ) -> TurnResult:
     """Send one conversation turn until it succeeds or the policy gives up.
 
@@ -165,7 +171,11 @@ async def run_turn(
     None for a keyless provider (or a transport that adds credentials itself).
     `stream`: overrides `conv.options.stream` when given.
     `continuation_without_tools`: on a turn that continues after tool results, send no tools and
-    `tool_choice: none` (for Gemini-compatible proxies that reject tools there)."""
+    `tool_choice: none` (for Gemini-compatible proxies that reject tools there).
+    `compactor` (see `runtime.context`): compacts the history before the first send when it is over
+    the compactor's threshold, and once after a context overflow, before any other recovery.
+    `gemini_proxy`: send the history in proxy mode from the start; without it, proxy mode is
+    switched on once when the provider rejects the turn with a proxy error (`context.proxy`)."""
     conv = validate_conversation(conv, profile)
     if stream is not None and stream != conv.options.stream:
         conv = conv.model_copy(update={"options": conv.options.model_copy(update={"stream": stream})})
@@ -173,6 +183,18 @@ async def run_turn(
         keys = AuthPool.of([keys])
     policy = policy or RetryPolicy()
     trace: list[TraceStep] = []
+    # --- context hooks (runtime.context): proxy mode and automatic compaction -------------------
+    proxied = gemini_proxy
+    if proxied:
+        conv, _ = proxy_conversation(conv, profile)
+        continuation_without_tools = True
+    compacted = compactor is None
+    if compactor is not None and (done := await compactor(conv, "threshold")) is not None:
+        compacted = done.action == "compact"
+        if done.conversation is not None:
+            conv = done.conversation
+        trace.append(TraceStep(action=done.action, count=done.count, reason=done.reason))
+    # ---------------------------------------------------------------------------------------------
     compressed = False
     shapes = list(TOOL_SHAPES)
     attempt = 0
@@ -217,6 +239,20 @@ async def run_turn(
                     TraceStep(action="reshape_tools", kind=error.kind, reason=f"tools declared as {shapes[0]}")
                 )
                 continue
+            # --- context hooks: proxy recovery, compact-then-retry on overflow ----------------------
+            if not proxied and needs_proxy_mode(error):
+                proxied, continuation_without_tools = True, True
+                conv, count = proxy_conversation(conv, profile)
+                trace.append(TraceStep(action="flatten", count=count, kind=error.kind, reason="proxy mode"))
+                continue
+            if error.kind == "context_overflow" and not compacted and compactor is not None:
+                compacted = True
+                done = await compactor(conv, "overflow")
+                if done is not None and done.conversation is not None:
+                    conv = done.conversation
+                    trace.append(TraceStep(action="compact", count=done.count, kind=error.kind, reason=done.reason))
+                    continue
+            # ------------------------------------------------------------------------------------
             if error.status in profile.payload_too_large_statuses and error.kind == "invalid_request":
                 error = error.model_copy(update={"kind": "payload_too_large"})  # the profile says so
             decision = decide(
@@ -241,6 +277,11 @@ async def run_turn(
             elif isinstance(decision, CompressAndRetry):
                 messages, count = compress_tool_results(list(conv.messages), compress_threshold)
                 compressed = True
+                if count == 0:  # nothing to compress: the same request would fail the same way
+                    trace.append(
+                        TraceStep(action="give_up", kind=error.kind, status=error.status, reason="nothing to compress")
+                    )
+                    return TurnResult(outcome.partial, error, trace)
                 conv = conv.model_copy(update={"messages": messages})
                 trace.append(TraceStep(action="compress", count=count, kind=error.kind, reason=decision.reason))
             elif isinstance(decision, RotateProfile):

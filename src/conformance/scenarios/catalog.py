@@ -21,6 +21,7 @@ GROUPS: tuple[str, ...] = (
     "repair",
     "errors & retries",
     "transcripts",
+    "context",
     "generated",
 )
 
@@ -71,6 +72,15 @@ FEATURES: tuple[Feature, ...] = (
     Feature("auth_rotation", "errors & retries", "Auth profiles rotated on 429 and 401"),
     # transcripts
     Feature("jsonl_recovery", "transcripts", "Truncated and corrupted JSONL transcripts recovered"),
+    # context
+    Feature("token_count", "context", "Tokens counted from the last usage plus an estimate"),
+    Feature("history_trim", "context", "History trimmed without separating a tool call from its result"),
+    Feature("compaction", "context", "Older history compacted into a summary, each failure typed"),
+    Feature("compaction_atomic", "context", "Summary and boundary written in one step; crashes recovered"),
+    Feature("auto_compaction", "context", "Compaction at a threshold and on overflow, through the turn loop"),
+    Feature("tool_result_cap", "context", "Tool results capped before they are persisted"),
+    Feature("compat_flags", "context", "Model compatibility flags applied, or a typed error"),
+    Feature("proxy_recovery", "context", "Gemini-proxy rejections recovered with proxy mode"),
     # generated
     Feature("generated_repair", "generated", "Generated pathological transcripts repaired"),
     Feature("generated_rechunk", "generated", "Every cassette decoded the same for any split"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from conformance.compare import ScenarioResult
 from conformance.exceptions import InputError
+from conformance.harness.checks.context import check_context
 from conformance.harness.checks.decode import check_decode
 from conformance.harness.checks.encode import check_encode
 from conformance.harness.checks.generated import check_generated
@@ -34,6 +35,7 @@ for _name, _check in (
     ("generated", check_generated),
     ("handoff", check_handoff),
     ("retry", check_retry),
+    ("context", check_context),
 ):
     register_check(_name, _check)
 

@@ -57,8 +57,11 @@ def observable(expected: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[flo
     """What the harness can see, read from the scenario's expected trace: the requests (and keys
     where named) and the final outcome; and the expected waits with their kinds."""
     trace = expected.get("trace", [])
+    # a `compact` step is the summarisation request of automatic compaction: a request too
     requests = [
-        {"key": s["profile"]} if s.get("profile") is not None else {} for s in trace if s.get("action") == "send"
+        {"key": s["profile"]} if s.get("profile") is not None else {}
+        for s in trace
+        if s.get("action") in ("send", "compact")
     ]
     waits = [(float(s["seconds"]), s.get("kind")) for s in trace if s.get("action") == "wait"]
     return {"requests": requests, **_outcome(expected)}, waits

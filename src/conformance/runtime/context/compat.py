@@ -1,0 +1,49 @@
+"""Model compatibility flags applied before encoding (`ModelInfo` in `capabilities`).
+
+- `system_message: False` (OpenAI o1-mini, Gemma on the Gemini API): there is no system role, so
+  the system prompt is put first in the first user message (``<system>\\n\\n<user text>``), or is
+  the first user message when the history does not start with one;
+- `streaming: False`: a request that asks for a stream is an `UnsupportedFeatureError`;
+- `tool_use: False`: a request with tools or a tool choice is an `UnsupportedFeatureError` (models
+  with prompt-based tools are `native_tools: False` instead).
+
+The o-series rules live in the same table: `system_role: developer`, `accepts_temperature: False`
+(temperature removed with a warning, as `runtime.budget.filter_options` does for every rejected
+sampling option), and `reasoning_max_tokens_field` (`max_completion_tokens`).
+"""
+
+from __future__ import annotations
+
+from conformance.capabilities import ProviderProfile
+from conformance.exceptions import UnsupportedFeatureError
+from conformance.model import Conversation, Message, SystemMessage, TextBlock, UserMessage
+
+
+def check_features(conv: Conversation, profile: ProviderProfile) -> None:
+    """Raise `UnsupportedFeatureError` for a feature the request asks for and the model lacks."""
+    model = conv.model or profile.default_model
+    info = profile.model_info(model)
+    if conv.options.stream and not info.streaming:
+        raise UnsupportedFeatureError(f"{profile.name} model {model!r} does not stream", where="options.stream")
+    if not info.tool_use and (conv.tools or conv.options.tool_choice is not None):
+        raise UnsupportedFeatureError(f"{profile.name} model {model!r} takes no tools", where="tools")
+
+
+def fold_system(messages: list[Message], profile: ProviderProfile, model: str) -> tuple[list[Message], int]:
+    """Messages without system messages for a model that has no system role, and how many were folded."""
+    if profile.model_info(model).system_message:
+        return messages, 0
+    system = [m for m in messages if isinstance(m, SystemMessage)]
+    if not system:
+        return messages, 0
+    prompt = "\n\n".join("".join(b.text for b in m.content) for m in system)
+    rest = [m for m in messages if not isinstance(m, SystemMessage)]
+    if rest and isinstance(rest[0], UserMessage):
+        first = rest[0]
+        blocks = list(first.content)
+        if blocks and isinstance(blocks[0], TextBlock):
+            blocks[0] = TextBlock(text=f"{prompt}\n\n{blocks[0].text}")
+        else:
+            blocks.insert(0, TextBlock(text=prompt))
+        return [first.model_copy(update={"content": blocks}), *rest[1:]], len(system)
+    return [UserMessage(content=[TextBlock(text=prompt)]), *rest], len(system)
