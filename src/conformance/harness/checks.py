@@ -121,6 +121,7 @@ def _register_transcript_checks() -> None:
     from conformance.harness.generated import check_generated
     from conformance.harness.handoff import check_handoff
     from conformance.harness.retry_check import check_retry
+    from conformance.harness.store_check import check_store
     from conformance.harness.transcript_checks import check_repair, check_transcript
 
     register_check("repair", check_repair)
@@ -128,6 +129,7 @@ def _register_transcript_checks() -> None:
     register_check("generated", check_generated)
     register_check("handoff", check_handoff)
     register_check("retry", check_retry)
+    register_check("store", check_store)
 
 
 _register_transcript_checks()

@@ -90,3 +90,9 @@ class ReferenceRuntime:
         except TypeError as exc:
             raise InputError(str(exc), where="repair options") from None
         return repair(parse_messages(messages), get_profile(provider), model=model, options=opts).to_json()
+
+    def store_session(self, backend: str, directory: str, options: dict[str, Any] | None = None) -> Any:
+        """The `store` capability: a session over `conformance.store` (see docs/store.md)."""
+        from conformance.store.session import StoreSession
+
+        return StoreSession(backend, directory, options)

@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from conformance.scenarios.catalog import FEATURE_IDS
 
-Check = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff"]
-CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript", "generated", "handoff")
+Check = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "store"]
+CHECKS: tuple[str, ...] = ("decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "store")
 
 
 class ProviderEntry(BaseModel):

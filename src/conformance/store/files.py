@@ -46,6 +46,10 @@ class Structure:
     dirty: bool = False
 
     def add(self, node_id: str, parent: str | None, seq: int) -> None:
+        """Insert a node, or move it (its own children stay with it)."""
+        old = self.parent.get(node_id)
+        if node_id in self.parent and old is not None and node_id in self.children.get(old, []):
+            self.children[old].remove(node_id)
         self.parent[node_id] = parent
         self.seq[node_id] = seq
         self.children.setdefault(node_id, [])
@@ -333,8 +337,6 @@ class FileBackend:
             structure.remove(node.id)
             self._home.pop(node.id, None)
         for node in changes.put.values():
-            if node.id in structure.parent:
-                structure.remove(node.id)
             structure.add(node.id, node.parent, node.seq)
             self._home[node.id] = root
         structure.generation = gen

@@ -1,15 +1,15 @@
 """The on-disk layout of the file backend and its atomic write layer.
 
-    DATA/
-      roots.json                 {"version": 1, "roots": [{"id": "r_…", "created": 1732…}]}
-      .roots.lock                held while the registry is written
-      r_<16 hex>/                one directory per conversation
-        nodes/<node id>.json     one file per node (the root node's id is the root id)
-        bookmarks.json           {"version": 1, "bookmarks": {"name": "n_…"}}
-        generation               an integer bumped by every write (invalidates the cache)
-        structure.json           cache: {"generation": g, "nodes": {"n_…": ["parent", seq]}}
-        .lock                    held by a writer of this conversation
-      quarantine/                files `fsck --repair` could not read, moved, never deleted
+DATA/
+  roots.json                 {"version": 1, "roots": [{"id": "r_…", "created": 1732…}]}
+  .roots.lock                held while the registry is written
+  r_<16 hex>/                one directory per conversation
+    nodes/<node id>.json     one file per node (the root node's id is the root id)
+    bookmarks.json           {"version": 1, "bookmarks": {"name": "n_…"}}
+    generation               an integer bumped by every write (invalidates the cache)
+    structure.json           cache: {"generation": g, "nodes": {"n_…": ["parent", seq]}}
+    .lock                    held by a writer of this conversation
+  quarantine/                files `fsck --repair` could not read, moved, never deleted
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def with_content(message: dict[str, Any], content: Any, where: str) -> dict[str,
     """`message` with its content replaced (role and tool-result fields kept), validated."""
     if content is None:
         raise BadArgumentError("content is required", where=where)
-    if isinstance(content, list) and not content or isinstance(content, str) and not content.strip():
+    if (isinstance(content, list) and not content) or (isinstance(content, str) and not content.strip()):
         raise InvalidMessageError("empty_edit", "an edit must not leave the message empty", where=where)
     updated = {k: v for k, v in message.items() if k not in ("content", "usage", "stop_reason", "raw_stop_reason")}
     updated["content"] = content
@@ -149,15 +149,15 @@ def split_content(
             raise SplitError("split_boundary", f"content[{block}] is not a text block", where=where)
         text = str(target["text"])
         if not 0 < offset < len(text):
-            raise SplitError("split_boundary", f"offset {offset} is not inside the text (1..{len(text) - 1})", where=where)
+            raise SplitError(
+                "split_boundary", f"offset {offset} is not inside the text (1..{len(text) - 1})", where=where
+            )
         head = [*content[:block], {**target, "text": text[:offset]}]
         tail = [{**target, "text": text[offset:]}, *content[block + 1 :]]
         head[-1].pop("signature", None)
         tail[0].pop("signature", None)
     if message.get("role") == "assistant" and not all(b.get("type") == "text" for b in head):
-        raise SplitError(
-            "split_boundary", "the first part of an assistant message must be text only", where=where
-        )
+        raise SplitError("split_boundary", "the first part of an assistant message must be text only", where=where)
     for part in (head, tail):
         if all(_blank(b) for b in part):
             raise SplitError("split_too_small", "each part of a split needs non-blank content", where=where)

@@ -59,7 +59,7 @@ def sql_error(exc: sqlite3.Error, where: str) -> StoreError:
         return DiskFullError(f"database or disk is full ({exc})", where=where)
     if "readonly" in text or "permission" in text or "unable to open" in text:
         return StorePermissionError(f"cannot write the database ({exc})", where=where)
-    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in text or "not a database" in text:
+    if (isinstance(exc, sqlite3.DatabaseError) and "malformed" in text) or "not a database" in text:
         return CorruptStoreError("corrupt_database", str(exc), where=where)
     return StoreIOError(f"{type(exc).__name__}: {exc}", where=where)
 

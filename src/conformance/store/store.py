@@ -136,10 +136,10 @@ class Store:
     def create_root(self, system: Any) -> str:
         if isinstance(system, str):
             system = {"role": "system", "content": system}
-        rid = self.ids.root()
-        message = normalize_message(system, where=rid)
+        message = normalize_message(system, where="system")
         if message["role"] != "system":
-            raise InvalidMessageError("role_sequence", "a root holds the system message", where=rid)
+            raise InvalidMessageError("role_sequence", "a root holds the system message", where="system")
+        rid = self.ids.root()
         now = self.clock()
         node = Node(rid, rid, None, 0, message, dict(SOURCE_SYSTEM), now, now)
         with self.backend.transaction(rid) as tx:
@@ -149,13 +149,13 @@ class Store:
 
     def append(self, parent: Any, message: Any, source_info: dict[str, Any] | None = None) -> str:
         root = self.get(parent).root
-        nid = self.ids.node()
-        msg = normalize_message(message, where=nid)
+        msg = normalize_message(message, where=str(parent))
         if source_info is not None and not isinstance(source_info, dict):
-            raise BadArgumentError("source_info must be an object", where=nid)
+            raise BadArgumentError("source_info must be an object", where="source_info")
         with self.backend.transaction(root) as tx:
             parent_node = self.get(parent)
-            self._check_placement(msg, parent_node, where=nid)
+            self._check_placement(msg, parent_node, where=parent_node.id)
+            nid = self.ids.node()
             depth = self.depth(parent_node.id) + 1
             if depth > self.max_depth:
                 raise DepthLimitError(f"depth {depth} exceeds the limit {self.max_depth}", where=parent_node.id)
@@ -347,4 +347,3 @@ def tree_json(store: Store) -> dict[str, Any]:
             nodes.append({"id": n.id, "parent": n.parent, "message": n.message, "source_info": n.source_info})
         bookmarks += [{"root": rid, "name": k, "node": v} for k, v in sorted(store.backend.bookmarks(rid).items())]
     return {"roots": roots, "nodes": nodes, "bookmarks": bookmarks}
-
