@@ -55,7 +55,9 @@ def _run_backends(scenario: Scenario, ctx: HarnessContext) -> tuple[str, str, di
     script = spec.get("script")
     if not isinstance(script, list) or not all(isinstance(s, dict) and "op" in s for s in script):
         raise ScenarioError("input.script must be a list of operations with `op`", where=str(scenario.path))
-    backends = tuple(spec.get("backends") or getattr(ctx.runtime, "store_backends", DEFAULT_BACKENDS))
+    backends: tuple[str, ...] = tuple(
+        spec.get("backends") or getattr(ctx.runtime, "store_backends", None) or DEFAULT_BACKENDS
+    )
     passed: list[str] = []
     last: ScenarioResult | None = None
     for backend in backends:

@@ -30,6 +30,7 @@ class StoreError(InputError):
 
     def __init__(self, kind: str, message: str, *, where: str) -> None:
         self.kind = kind
+        self.message = message
         super().__init__(message, where=where)
 
     def to_json(self) -> dict[str, Any]:

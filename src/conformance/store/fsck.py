@@ -116,7 +116,7 @@ def _message_violations(conv: Conversation, node: Node) -> list[Violation]:
     try:
         message = normalize_message(node.message, where)
     except StoreError as exc:
-        return [Violation("invalid_message", where, str(exc))]
+        return [Violation("invalid_message", where, exc.message)]
     is_root = node.id == conv.root
     if is_root != (message["role"] == "system"):
         return [Violation("role_sequence", where, "system messages belong at the root, and only there")]
@@ -163,7 +163,9 @@ def _scan_dir(data_dir: Path, report: Report) -> tuple[list[Conversation], dict[
         if dirs:
             v.append(Violation("missing_registry", str(reg_path), "conversation directories exist"))
     except StoreError as exc:
-        v.append(Violation("corrupt_registry" if exc.kind != "permission" else "unreadable", str(reg_path), str(exc)))
+        v.append(
+            Violation("corrupt_registry" if exc.kind != "permission" else "unreadable", str(reg_path), exc.message)
+        )
     for entry in data_dir.iterdir():
         if entry.is_file() and entry.name.endswith(TEMP_SUFFIXES):
             v.append(Violation("leftover_temp", str(entry), "an interrupted write"))
@@ -209,7 +211,7 @@ def _scan_conversation(conv_dir: Path, report: Report, movable: dict[str, list[P
             node = parse_node(path, conv.root)
         except StoreError as exc:
             kind = "unreadable" if exc.kind == "permission" else "corrupt_node"
-            v.append(Violation(kind, str(path), str(exc)))
+            v.append(Violation(kind, str(path), exc.message))
             movable.setdefault("unreadable", []).append(path)
             continue
         conv.nodes[node.id] = node
@@ -224,7 +226,7 @@ def _scan_conversation(conv_dir: Path, report: Report, movable: dict[str, list[P
                 raise CorruptStoreError("corrupt_bookmarks", "expected {version, bookmarks}", where=str(marks_path))
             conv.bookmarks = {str(k): str(t) for k, t in marks.items()}
         except StoreError as exc:
-            v.append(Violation("corrupt_bookmarks", str(marks_path), str(exc)))
+            v.append(Violation("corrupt_bookmarks", str(marks_path), exc.message))
             movable.setdefault("unreadable", []).append(marks_path)
     found, bad = check_tree(conv)
     v += found
