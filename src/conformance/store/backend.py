@@ -30,6 +30,10 @@ class Changes:
 class Backend(Protocol):
     name: str
 
+    def refresh(self) -> None:
+        """Called at the start of every operation: drop what another writer may have changed."""
+        ...
+
     def roots(self) -> list[str]:
         """Registered root ids in creation order."""
         ...

@@ -9,7 +9,6 @@ operation, so another writer's change is seen, and written back by `close()`.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -137,10 +136,10 @@ class FileBackend:
         self._registry: tuple[tuple[int, int], list[str]] | None = None
         self._structures: dict[str, Structure] = {}
         self._home: dict[str, str] = {}
+        self._checked: set[str] = set()
+        """Conversations whose generation was checked since the last `refresh()`."""
         if self.dir.exists() and not self.dir.is_dir():
             raise StoreIOError("not a directory", where=str(self.dir))
-        if not os.access(self.dir if self.dir.exists() else self.dir.parent, os.R_OK | os.X_OK):
-            raise os_error(PermissionError(13, "Permission denied"), str(self.dir))
 
     # registry --------------------------------------------------------------------------------
 
@@ -180,13 +179,20 @@ class FileBackend:
         except OSError as exc:
             raise os_error(exc, str(path)) from None
 
+    def refresh(self) -> None:
+        """Start of an operation: each conversation's generation is checked again when next used."""
+        self._checked.clear()
+
     def structure(self, root: str) -> Structure:
         """The conversation's cached structure, rebuilt when its generation moved."""
+        cached = self._structures.get(root)
+        if cached is not None and root in self._checked:
+            return cached
         conv = self.dir / root
         if not conv.is_dir():
             raise CorruptStoreError("missing_directory", f"conversation {root} has no directory", where=str(conv))
         gen = self._generation(root)
-        cached = self._structures.get(root)
+        self._checked.add(root)
         if cached is not None and cached.generation == gen:
             return cached
         if cached is not None:
@@ -226,6 +232,7 @@ class FileBackend:
         return out
 
     def _refresh_all(self) -> None:
+        self._checked.clear()
         for rid in self.roots():
             if (self.dir / rid).is_dir():
                 self.structure(rid)
@@ -251,6 +258,7 @@ class FileBackend:
 
     def get(self, node_id: str) -> Node:
         root = self._locate(node_id)
+        self.structure(root)  # a missing conversation directory is named as such
         path = self.node_path(root, node_id)
         try:
             return parse_node(path, root)
@@ -314,6 +322,7 @@ class FileBackend:
         if not conv.is_dir():
             raise CorruptStoreError("missing_directory", f"conversation {root} has no directory", where=str(conv))
         with self._lock(conv / LOCK):
+            self._checked.discard(root)
             structure = self.structure(root)  # another writer's change is seen here
             yield changes
             if not changes.empty():

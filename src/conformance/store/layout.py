@@ -126,16 +126,21 @@ def apply_atomically(layer: WriteLayer, writes: list[tuple[Path, bytes]], delete
             tmp.unlink(missing_ok=True)
         raise
     done: list[tuple[Path, Path | None]] = []  # (target, backup of the old file or None)
+    pending: Path | None = None  # the backup of a file whose replacement has not happened yet
     try:
         for tmp, target in temps:
-            backup = _backup(layer, target, tag)
+            pending = _backup(layer, target, tag)
             layer.replace(tmp, target)
-            done.append((target, backup))
+            done.append((target, pending))
+            pending = None
         for target in deletes:
-            backup = _backup(layer, target, tag)
+            pending = _backup(layer, target, tag)
             layer.unlink(target)
-            done.append((target, backup))
+            done.append((target, pending))
+            pending = None
     except BaseException:
+        if pending is not None:
+            pending.unlink(missing_ok=True)
         for tmp, _ in temps:
             tmp.unlink(missing_ok=True)
         for target, backup in reversed(done):

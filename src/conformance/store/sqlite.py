@@ -85,6 +85,9 @@ class SqliteBackend:
         except sqlite3.Error as exc:
             raise sql_error(exc, self.where) from None
 
+    def refresh(self) -> None:
+        """Nothing is cached: every read is a query."""
+
     def roots(self) -> list[str]:
         return [r[0] for r in self._query("SELECT id FROM roots ORDER BY seq")]
 

@@ -59,18 +59,22 @@ class Store:
     # reads -----------------------------------------------------------------------------------
 
     def roots(self) -> list[str]:
+        self.backend.refresh()
         return self.backend.roots()
 
     def get(self, node_id: Any) -> Node:
+        self.backend.refresh()
         return self.backend.get(ids.node_id(node_id))
 
     def children(self, node_id: Any) -> list[str]:
+        self.backend.refresh()
         nid = ids.node_id(node_id)
         self.backend.get(nid)
         return self.backend.children(nid)
 
     def ancestry(self, node_id: Any) -> list[Node]:
         """Root → node, O(depth). A missing parent, a cycle or a parented root is a loud error."""
+        self.backend.refresh()
         node = self.get(node_id)
         chain = [node]
         seen = {node.id}
@@ -121,10 +125,12 @@ class Store:
         return best
 
     def bookmarks(self, root: Any) -> dict[str, str]:
+        self.backend.refresh()
         rid = self._root(root)
         return dict(self.backend.bookmarks(rid))
 
     def resolve(self, root: Any, name: Any) -> str:
+        self.backend.refresh()
         marks = self.bookmarks(root)
         label = ids.bookmark_name(name)
         if label not in marks:
@@ -134,6 +140,7 @@ class Store:
     # writes ----------------------------------------------------------------------------------
 
     def create_root(self, system: Any) -> str:
+        self.backend.refresh()
         if isinstance(system, str):
             system = {"role": "system", "content": system}
         message = normalize_message(system, where="system")
@@ -148,6 +155,7 @@ class Store:
         return rid
 
     def append(self, parent: Any, message: Any, source_info: dict[str, Any] | None = None) -> str:
+        self.backend.refresh()
         root = self.get(parent).root
         msg = normalize_message(message, where=str(parent))
         if source_info is not None and not isinstance(source_info, dict):
@@ -168,6 +176,7 @@ class Store:
     def edit(self, node_id: Any, content: Any) -> tuple[str, bool]:
         """In place on a leaf (source_info becomes {type: user}); a new sibling branch when the
         node has children. Returns (the id holding the new content, whether it branched)."""
+        self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
             node = self.get(node_id)
             if node.parent is None:
@@ -190,6 +199,7 @@ class Store:
     def split(self, node_id: Any, block: Any, offset: Any = None) -> str:
         """Cut a node's message in two: a new node takes the head and is inserted above the node,
         which keeps the tail, its children and its bookmarks. Returns the head's id."""
+        self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
             node = self.get(node_id)
             if node.parent is None:
@@ -208,6 +218,7 @@ class Store:
         """Remove the node and its descendants. Bookmarks inside move to the deleted node's parent,
         or are removed when that parent is the root (a bookmark on the bare system prompt marks
         no conversation)."""
+        self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
             node = self.get(node_id)
             if node.parent is None:
@@ -230,6 +241,7 @@ class Store:
         return {"deleted": doomed, "bookmarks_moved": moved, "bookmarks_removed": sorted(removed)}
 
     def reparent(self, node_id: Any, new_parent: Any) -> None:
+        self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
             node = self.get(node_id)
             if node.parent is None:
@@ -255,6 +267,7 @@ class Store:
             )
 
     def add_bookmark(self, root: Any, name: Any, node_id: Any) -> None:
+        self.backend.refresh()
         rid = self._root(root)
         label = ids.bookmark_name(name)
         with self.backend.transaction(rid) as tx:
@@ -264,6 +277,7 @@ class Store:
             tx.bookmarks[rid] = {**self.backend.bookmarks(rid), label: node.id}
 
     def remove_bookmark(self, root: Any, name: Any) -> None:
+        self.backend.refresh()
         rid = self._root(root)
         label = ids.bookmark_name(name)
         with self.backend.transaction(rid) as tx:
