@@ -90,7 +90,7 @@ def test_a_fault_at_any_write_leaves_the_store_as_it_was(tmp_path: Path, op: str
         before_disk, before_tree = disk(data_dir), tree_json(s)
         layer = FaultyLayer(fail_at, code=code, phase=phase)
         s.backend.layer = layer  # type: ignore[attr-defined]
-        exc = attempt(lambda: OPS[op](s, n))
+        exc = attempt(lambda: OPS[op](s, n))  # noqa: B023
         if exc is None:
             assert layer.calls >= 2  # every write of the operation was failed once
             return
