@@ -16,7 +16,7 @@ from tests.store.helpers import location, make_store
 from tests.store.run_script import run
 from tests.store.strategies import corruptions, scripts
 
-FAST = settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=15, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_DEPTH = 4
 
 
@@ -149,7 +149,7 @@ def plant(where: Path, root: str, nodes: list[str], kind: str, pick: int) -> str
     return str(conv / "structure.json")
 
 
-@settings(max_examples=30, derandomize=True, deadline=None)
+@settings(max_examples=20, derandomize=True, deadline=None)
 @given(corruption=corruptions)
 def test_fsck_finds_every_planted_corruption(corruption: tuple[str, int]) -> None:
     kind, pick = corruption
