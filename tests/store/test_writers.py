@@ -38,8 +38,7 @@ def test_a_held_lock_times_out_with_a_typed_error(tmp_path: Path) -> None:
     r = store.create_root("sys")
     assert isinstance(store.backend, FileBackend)
     store.backend.lock_timeout = 0  # one attempt, no waiting
-    with FileLock(data / r / ".lock"):
-        with pytest.raises(StoreError) as exc:
-            store.append(r, user("blocked"))
+    with FileLock(data / r / ".lock"), pytest.raises(StoreError) as exc:
+        store.append(r, user("blocked"))
     assert (exc.value.kind, exc.value.where) == ("io", str(data / r / ".lock"))
     assert store.children(r) == []
