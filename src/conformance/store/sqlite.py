@@ -116,7 +116,7 @@ class SqliteBackend:
 
     def next_seq(self, root: str) -> int:
         rows = self._query("SELECT MAX(seq) FROM nodes WHERE root = ?", (root,))
-        return -1 + 1 if rows[0][0] is None else int(rows[0][0]) + 1
+        return 0 if rows[0][0] is None else int(rows[0][0]) + 1
 
     def bookmarks(self, root: str) -> dict[str, str]:
         return dict(self._query("SELECT name, node FROM bookmarks WHERE root = ? ORDER BY name", (root,)))
