@@ -133,7 +133,7 @@ class FileBackend:
         self.dir = Path(data_dir)
         self.layer = layer or WriteLayer()
         self.lock_timeout = lock_timeout
-        self._registry: tuple[tuple[int, int], list[str]] | None = None
+        self._registry: tuple[tuple[int, int, int], list[str]] | None = None
         self._structures: dict[str, Structure] = {}
         self._home: dict[str, str] = {}
         self._checked: set[str] = set()
@@ -147,9 +147,9 @@ class FileBackend:
         path = self.dir / REGISTRY
         try:
             st = path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)  # os.replace gives a new inode
         except FileNotFoundError:
-            key = (0, -1)
+            key = (0, 0, -1)
         except OSError as exc:
             raise os_error(exc, str(path)) from None
         if self._registry is None or self._registry[0] != key:
