@@ -345,7 +345,7 @@ def fsck_sqlite(path: Path) -> Report:
     report = Report()
     v = report.violations
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             problems = [r[0] for r in db.execute("PRAGMA integrity_check")]
             if problems != ["ok"]:
