@@ -106,6 +106,13 @@ def test_a_mutant_store_turns_its_row_red(store_class: type[Store], row: str, re
     assert all(v == {"pass"} for feature, v in mutant.items() if feature != row)
 
 
+def test_a_third_party_store_is_judged_through_the_capability() -> None:
+    """An in-memory store written from docs/store.md alone, with its own backend list."""
+    from examples.memory_store import make
+
+    assert all(v == {"pass"} for v in matrix_for(make(), "memory-store").values())
+
+
 def test_a_runtime_without_the_capability_is_skipped() -> None:
     class Bare:
         name = "bare"
