@@ -340,7 +340,7 @@ class FileBackend:
             registry = self._registry_entries()
             registry.append({"id": changes.new_root, "created": changes.put[changes.new_root].created})
             writes.append((self.dir / REGISTRY, dumps({"version": 1, "roots": registry})))
-        apply_atomically(self.layer, writes, deletes, tag=uuid.uuid4().hex[:8])
+        apply_atomically(self.layer, writes, deletes, tag=uuid.uuid4().hex[:8], barrier=True)
         # the cache follows the files it describes
         for node in changes.delete:
             structure.remove(node.id)

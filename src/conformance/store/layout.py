@@ -111,8 +111,14 @@ class WriteLayer:
             os.close(fd)
 
 
-def apply_atomically(layer: WriteLayer, writes: list[tuple[Path, bytes]], deletes: list[Path], tag: str) -> None:
+def apply_atomically(
+    layer: WriteLayer, writes: list[tuple[Path, bytes]], deletes: list[Path], tag: str, *, barrier: bool = False
+) -> None:
     """Write every file and remove every file, or change nothing.
+
+    With `barrier`, the first file's rename is made durable (its directory fsynced) before any
+    other: the file backend puts the bumped generation first, so after a crash the structure cache
+    can be stale only in the safe direction (ignored, then rebuilt from the node files).
 
     Phase 1 writes all temp files (where a full disk fails: the temps are removed). Phase 2 keeps
     a hard link to each old file, renames the temps into place and removes the deleted files; an
@@ -128,11 +134,13 @@ def apply_atomically(layer: WriteLayer, writes: list[tuple[Path, bytes]], delete
     done: list[tuple[Path, Path | None]] = []  # (target, backup of the old file or None)
     pending: Path | None = None  # the backup of a file whose replacement has not happened yet
     try:
-        for tmp, target in temps:
+        for i, (tmp, target) in enumerate(temps):
             pending = _backup(layer, target, tag)
             layer.replace(tmp, target)
             done.append((target, pending))
             pending = None
+            if i == 0 and barrier:
+                layer.sync_dir(target.parent)
         for target in deletes:
             pending = _backup(layer, target, tag)
             layer.unlink(target)
