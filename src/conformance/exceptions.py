@@ -12,7 +12,8 @@ What a provider returns (a 400, a 429, a truncated stream) is data: a `ProviderE
     │   └── UnsupportedFeatureError  a feature asked for explicitly that the model does not have
     ├── UnknownProviderError  a provider name that the registry does not hold
     ├── MissingKeyError       no API key in the environment for a live recording
-    └── SchemaError           a tool schema that cannot be sanitized (e.g. a recursive $ref)
+    ├── SchemaError           a tool schema that cannot be sanitized (e.g. a recursive $ref)
+    └── ContextBudgetError    no room left for output in the context window (fail-early budgeting)
 """
 
 from __future__ import annotations
@@ -71,3 +72,7 @@ class MissingKeyError(ConformanceError):
 
 class SchemaError(InputError):
     """A tool JSON schema that cannot be sanitized for a provider."""
+
+
+class ContextBudgetError(InputError):
+    """The estimated input leaves no room for output in the model's context window."""

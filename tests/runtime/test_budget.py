@@ -78,3 +78,32 @@ def test_filter_options_xai_reasoning_rejects_stop_only() -> None:
     assert kept.temperature == 0.5
     assert kept.stop is None
     assert warnings == ["stop removed: xai model 'grok-3-mini' does not accept it"]
+
+
+def test_a_required_max_tokens_is_clamped_even_when_not_requested() -> None:
+    """Anthropic requires max_tokens: a ~199k-token prompt on a 200k window gets what is left,
+    not the profile default of 4096 (which the API would reject as exceeding the window)."""
+    from conformance.runtime.reference import ReferenceRuntime
+
+    text = "x" * (199_000 * 4 - 200)
+    conv = {"messages": [{"role": "user", "content": text}], "model": "claude-sonnet-4-5"}
+    body = ReferenceRuntime().encode(conv, "anthropic")
+    messages = [user(text)]
+    room = 200_000 - estimate_input_tokens(messages)
+    assert 0 < room < 4_096
+    assert body["max_tokens"] == room
+
+
+def test_fail_early_when_no_room_is_left() -> None:
+    import pytest
+
+    from conformance.exceptions import ContextBudgetError
+    from conformance.model import Conversation
+    from conformance.runtime.prepare import prepare
+
+    anthropic = get_profile("anthropic")
+    conv = Conversation(messages=[user("x" * 900_000)], model="claude-sonnet-4-5")
+    assert effective_max_tokens(None, anthropic, "claude-sonnet-4-5", conv.messages) == 1
+    with pytest.raises(ContextBudgetError, match="claude-sonnet-4-5"):
+        prepare(conv, anthropic, fail_early=True)
+    assert prepare(conv, anthropic).conversation.options.max_tokens == 1

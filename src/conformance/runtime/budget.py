@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from conformance.capabilities import ProviderProfile
+from conformance.exceptions import ContextBudgetError
 from conformance.model import Message, Options, ToolSpec, dump
 
 CHARS_PER_TOKEN = 4
@@ -41,12 +42,22 @@ def effective_max_tokens(
     model: str | None,
     messages: Sequence[Message],
     tools: Sequence[ToolSpec | dict[str, Any]] = (),
+    *,
+    fail_early: bool = False,
 ) -> int:
     """The smallest of: the request (else the profile default), the model's max output, and the
-    context window minus the estimated input. Never below 1."""
+    context window minus the estimated input. Never below 1; with `fail_early`, a residual window
+    of 0 or less raises `ContextBudgetError` instead of sending 1."""
     info = profile.model_info(model)
     wanted = profile.default_max_tokens if requested is None else requested
-    room = info.context_window - estimate_input_tokens(messages, tools)
+    estimate = estimate_input_tokens(messages, tools)
+    room = info.context_window - estimate
+    if fail_early and room <= 0:
+        name = model or profile.default_model
+        raise ContextBudgetError(
+            f"the input (about {estimate} tokens) leaves {room} tokens of the {info.context_window}-token window",
+            where=f"{profile.name} model {name!r}",
+        )
     return max(1, min(wanted, info.max_output, room))
 
 

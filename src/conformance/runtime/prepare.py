@@ -37,7 +37,10 @@ class Prepared:
         return arguments if sanitized is None else apply_defaults(arguments, sanitized)
 
 
-def prepare(conv: Conversation, profile: ProviderProfile, *, options: RepairOptions | None = None) -> Prepared:
+def prepare(
+    conv: Conversation, profile: ProviderProfile, *, options: RepairOptions | None = None, fail_early: bool = False
+) -> Prepared:
+    """`fail_early`: raise `ContextBudgetError` when the input leaves no room for output."""
     model = conv.model or profile.default_model
     check_features(conv, profile)  # runtime.context.compat: explicit asks the model cannot honour
     repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions())
@@ -55,10 +58,12 @@ def prepare(conv: Conversation, profile: ProviderProfile, *, options: RepairOpti
         tools.append(tool.model_copy(update={"parameters": sanitized.schema}))
     opts, dropped = filter_options(conv.options, profile, model)
     warnings += dropped
-    if opts.max_tokens is not None:
-        clamped = effective_max_tokens(opts.max_tokens, profile, model, repaired.messages, tools)
-        if clamped != opts.max_tokens:
+    if opts.max_tokens is not None or profile.max_tokens_required or fail_early:
+        # a provider that requires max_tokens gets the profile default clamped too, never a raw 4096
+        clamped = effective_max_tokens(opts.max_tokens, profile, model, repaired.messages, tools, fail_early=fail_early)
+        if opts.max_tokens is not None and clamped != opts.max_tokens:
             warnings.append(f"max_tokens {opts.max_tokens} lowered to {clamped} for {model}")
-        opts = opts.model_copy(update={"max_tokens": clamped})
+        if opts.max_tokens is not None or profile.max_tokens_required:
+            opts = opts.model_copy(update={"max_tokens": clamped})
     prepared = conv.model_copy(update={"messages": repaired.messages, "tools": tools, "options": opts})
     return Prepared(prepared, list(repaired.actions), warnings, schemas)

@@ -106,3 +106,9 @@ class ReferenceRuntime:
         from conformance.runtime.context.api import handle
 
         return handle(request, transport=transport)
+
+    def store_session(self, backend: str, directory: str, options: dict[str, Any] | None = None) -> Any:
+        """The `store` capability: a session over `conformance.store` (see docs/store.md)."""
+        from conformance.store.session import StoreSession
+
+        return StoreSession(backend, directory, options)

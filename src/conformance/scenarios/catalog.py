@@ -23,6 +23,7 @@ GROUPS: tuple[str, ...] = (
     "transcripts",
     "context",
     "generated",
+    "store",
 )
 
 FEATURES: tuple[Feature, ...] = (
@@ -84,6 +85,15 @@ FEATURES: tuple[Feature, ...] = (
     # generated
     Feature("generated_repair", "generated", "Generated pathological transcripts repaired"),
     Feature("generated_rechunk", "generated", "Every cassette decoded the same for any split"),
+    # store (provider-independent: the same verdict in every column)
+    Feature("store_append_path", "store", "Roots, appends and the path a request is built from"),
+    Feature("store_edit", "store", "Edits in place on a leaf, a branch when the node has children"),
+    Feature("store_split", "store", "Splits at valid boundaries, never a tool result"),
+    Feature("store_delete", "store", "Cascade delete, roots protected, bookmarks moved or removed"),
+    Feature("store_reparent", "store", "Reparent without cycles, within the depth limit"),
+    Feature("store_bookmarks", "store", "Bookmarks added, listed and resolved"),
+    Feature("store_errors", "store", "Missing and malformed ids fail loudly and change nothing"),
+    Feature("store_coalesce", "store", "Only text-only user/assistant messages coalesced; results correlated"),
 )
 
 FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from conformance.scenarios.catalog import FEATURE_IDS
 
-BuiltinCheck = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "context"]
+BuiltinCheck = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "context", "store"]
 CHECKS: tuple[str, ...] = get_args(BuiltinCheck)
 """The checks this package ships; `register_check_name` adds others (the harness's `register_check` does)."""
 

@@ -14,6 +14,7 @@ from conformance.harness.checks.encode import check_encode
 from conformance.harness.checks.generated import check_generated
 from conformance.harness.checks.handoff import check_handoff
 from conformance.harness.checks.retry import check_retry
+from conformance.harness.checks.store import check_store
 from conformance.harness.checks.transcript import check_repair, check_transcript
 from conformance.harness.context import Check, HarnessContext, result
 from conformance.scenarios import Scenario, register_check_name
@@ -36,6 +37,7 @@ for _name, _check in (
     ("handoff", check_handoff),
     ("retry", check_retry),
     ("context", check_context),
+    ("store", check_store),
 ):
     register_check(_name, _check)
 
