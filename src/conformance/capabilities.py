@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from conformance.exceptions import UnknownProviderError
 
-Dialect = Literal["openai_chat", "anthropic", "gemini", "ollama"]
+BuiltinDialect = Literal["openai_chat", "anthropic", "gemini", "ollama"]
+"""The wire dialects this package ships a codec for; `codecs.register_codec` adds others."""
 AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "query-key", "none"]
 
 
@@ -63,7 +64,8 @@ class ProviderProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    dialect: Dialect
+    dialect: str
+    """The wire dialect: a built-in codec package (`BuiltinDialect`) or a registered codec's `dialect`."""
     base_url: str
     auth_style: AuthStyle
     key_env: tuple[str, ...] = ()

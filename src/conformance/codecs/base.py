@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import orjson
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.validation import Validator
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, Conversation, Outcome, ProviderError, StreamEvent
 
@@ -59,6 +60,8 @@ class Codec:
     stream: StreamFactory
     classify: Callable[[int, Mapping[str, str], bytes, ProviderProfile], ProviderError]
     stream_content_types: tuple[str, ...] = ("text/event-stream",)
+    validate: Validator | None = None
+    """The dialect's documented request rules, checked on a wire body (None: no rules checked)."""
 
 
 def header(headers: Mapping[str, str], name: str) -> str | None:

@@ -6,6 +6,7 @@ from conformance.codecs.anthropic.decode import decode
 from conformance.codecs.anthropic.encode import encode
 from conformance.codecs.anthropic.errors import classify, error_from_payload
 from conformance.codecs.anthropic.stream import AnthropicStream
+from conformance.codecs.anthropic.validate import validate_request
 from conformance.codecs.base import Codec
 
 CODEC = Codec(
@@ -15,6 +16,7 @@ CODEC = Codec(
     stream=AnthropicStream,
     classify=classify,
     stream_content_types=("text/event-stream",),
+    validate=validate_request,
 )
 
 __all__ = ["CODEC", "AnthropicStream", "classify", "decode", "encode", "error_from_payload"]

@@ -11,6 +11,7 @@ from conformance.codecs.openai_chat.decode import decode
 from conformance.codecs.openai_chat.encode import encode
 from conformance.codecs.openai_chat.errors import classify, error_from_payload
 from conformance.codecs.openai_chat.stream import OpenAIChatStream
+from conformance.codecs.openai_chat.validate import validate_request
 
 CODEC = Codec(
     dialect="openai_chat",
@@ -19,6 +20,7 @@ CODEC = Codec(
     stream=OpenAIChatStream,
     classify=classify,
     stream_content_types=("text/event-stream",),
+    validate=validate_request,
 )
 
 __all__ = ["CODEC", "OpenAIChatStream", "classify", "decode", "encode", "error_from_payload"]

@@ -1,31 +1,23 @@
 """Request validators: the documented request rules of each dialect, checked on the wire body.
 
-`validate(body, profile)` picks the validator of ``profile.dialect`` from `VALIDATORS` and returns
-the list of `Violation`s (empty when the body follows every rule we check).
+Each dialect's validator lives in its codec package (`codecs/<dialect>/validate.py`) and is the
+codec's `validate`, so a new dialect is one package. `validate(body, profile)` returns the
+`Violation`s of the body for the profile's dialect (empty when it follows every rule we check).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate import anthropic, gemini, ollama, openai_chat
-from conformance.runtime.validate.base import Violation
-
-Validator = Callable[[dict[str, Any], ProviderProfile], list[Violation]]
-
-VALIDATORS: dict[str, Validator] = {
-    "openai_chat": openai_chat.validate_request,
-    "anthropic": anthropic.validate_request,
-    "gemini": gemini.validate_request,
-    "ollama": ollama.validate_request,
-}
+from conformance.codecs import codec_for
+from conformance.codecs.validation import Validator, Violation
 
 
 def validate(body: dict[str, Any], profile: ProviderProfile) -> list[Violation]:
-    """The violations of `body` for the dialect of `profile`."""
-    return VALIDATORS[profile.dialect](body, profile)
+    """The violations of `body` for the dialect of `profile` (none when the codec has no validator)."""
+    check = codec_for(profile).validate
+    return [] if check is None else check(body, profile)
 
 
-__all__ = ["VALIDATORS", "Validator", "Violation", "validate"]
+__all__ = ["Validator", "Violation", "validate"]

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate.base import Violation, items, obj, require_model_and_list
+from conformance.codecs.validation import Violation, items, obj, require_model_and_list
 
 ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
 

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate.base import Violation, items, obj, require_model_and_list
+from conformance.codecs.validation import Violation, items, obj, require_model_and_list
 
 TOOL_USE_ID = r"[a-zA-Z0-9_-]+"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate.base import Violation, items, obj, schema_nodes
+from conformance.codecs.validation import Violation, items, obj, schema_nodes
 
 ROLES = ("user", "model")
 _ALWAYS_REJECTED = ("const", "$ref", "$defs", "definitions")

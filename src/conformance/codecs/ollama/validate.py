@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate.base import Violation, items, obj, require_model_and_list
+from conformance.codecs.validation import Violation, items, obj, require_model_and_list
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 

@@ -1,10 +1,13 @@
-"""What the request validators share: `Violation` and a few type-safe accessors."""
+"""What the request validators share: `Violation`, the `Validator` signature and a few type-safe accessors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conformance.capabilities import ProviderProfile
 
 
 @dataclass(frozen=True)
@@ -14,6 +17,10 @@ class Violation:
     rule: str
     """A stable rule id, e.g. ``tool_result_first``."""
     message: str
+
+
+Validator = Callable[[dict[str, Any], "ProviderProfile"], list[Violation]]
+"""A dialect's request rules: the wire body → its violations."""
 
 
 def items(value: Any) -> list[Any]:
