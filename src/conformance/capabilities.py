@@ -71,6 +71,9 @@ class ProviderProfile(BaseModel):
     # response shape
     reasoning_fields: tuple[str, ...] = ()
     """Message/delta fields that carry reasoning text, first present wins."""
+    reasoning_fields_read: tuple[str, ...] = ()
+    """Further fields read as reasoning text but never sent back: a server in front of another
+    model (a proxy serving `reasoning_content`) adds them where the provider itself has none."""
     reasoning_details: bool = False
     """OpenRouter `reasoning_details` arrays."""
     think_tags: bool = False
@@ -150,6 +153,7 @@ for _p in (
         default_model="gpt-4.1-mini",
         max_tokens_field="max_completion_tokens",
         reasoning_max_tokens_field="max_completion_tokens",
+        reasoning_fields_read=("reasoning_content", "reasoning"),
         stream_usage_option=True,
         schema_strip_keywords=(),
         models={
