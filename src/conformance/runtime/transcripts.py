@@ -9,6 +9,8 @@ transcript is what survives a crash:
   crash fragment glued to the next record (``{"role":"user","con{"role":"assistant",…}``) gives
   back the good record; the fragment is skipped with a warning naming the line;
 - a truncated last line and a missing final newline are handled the same way;
+- a JSON escape of half a UTF-16 surrogate pair (text cut inside an emoji) becomes U+FFFD, with
+  a warning, as invalid UTF-8 does;
 - blank lines are skipped; the source file is never modified (it is only opened for reading).
 
 Writing is atomic and safe with several processes writing one transcript: every writer takes
@@ -38,6 +40,7 @@ from pydantic import ValidationError
 from conformance.exceptions import TranscriptError
 from conformance.fileio import atomic_write
 from conformance.model import Message, TextBlock, ToolResultMessage, dump, parse_message
+from conformance.runtime.repair.surrogates import clean_value
 
 _DECODER = json.JSONDecoder()
 _TRUNCATED = re.compile(r"\[truncated (\d+) chars\]")
@@ -71,9 +74,11 @@ def _records_in(text: str, line: int) -> Iterator[Record]:
             if pos < 0:
                 break
             continue
-        message, end = parsed
+        message, end, mended = parsed
         if text[start_of_garbage:pos].strip():
             yield Record(line, warning=_garbage(line, text[start_of_garbage:pos]))
+        if mended:
+            yield Record(line, warning=f"line {line}: replaced {mended} unpaired UTF-16 surrogate(s) with U+FFFD")
         yield Record(line, message=message)
         pos = start_of_garbage = end
     if text[start_of_garbage:].strip():
@@ -86,15 +91,18 @@ def _garbage(line: int, fragment: str) -> str:
     return f"line {line}: skipped a malformed or truncated record ({len(fragment.strip())} chars: {shown!r})"
 
 
-def _message_at(text: str, pos: int) -> tuple[Message, int] | None:
+def _message_at(text: str, pos: int) -> tuple[Message, int, int] | None:
+    """The message starting at `pos`, where it ends, and how many lone surrogates were replaced
+    (a `\\ud83d` escape without its pair decodes to text no encoder accepts)."""
     if text[pos] != "{":
         return None
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError:
         return None
+    value, mended = clean_value(value)
     try:
-        return parse_message(value), end
+        return parse_message(value), end, mended
     except ValidationError:
         return None
 
