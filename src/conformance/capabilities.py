@@ -94,6 +94,12 @@ class ProviderProfile(BaseModel):
     alternating_roles: bool = False
     """Same-role neighbours are not sent as separate turns: repair merges text-only neighbours and
     bridges the others with a placeholder turn (tool results count as the user side)."""
+    prefill_flag: str | None = None
+    """Message field set to true on a final assistant message so the server continues its text
+    (Mistral: `prefix`; without it Mistral rejects a conversation that ends with the assistant)."""
+    prefill_trailing_whitespace: bool = True
+    """A transcript may end with an assistant message whose text ends with whitespace (Anthropic
+    rejects such a prefill)."""
     thinking_requires_signature: bool = False
     """Thinking blocks sent back in history must carry a signature; unsigned thinking is treated like
     thinking from another provider (dropped, or converted to text on request)."""
@@ -179,6 +185,7 @@ for _p in (
         schema_strip_keywords=("default", "examples", "additionalProperties"),
         alternating_roles=True,
         thinking_requires_signature=True,
+        prefill_trailing_whitespace=False,
         models={
             "claude-sonnet-4": ModelInfo(context_window=200_000, max_output=64_000),
             "claude-haiku-4": ModelInfo(context_window=200_000, max_output=64_000),
@@ -318,6 +325,7 @@ for _p in (
         key_env=("MISTRAL_API_KEY",),
         default_model="mistral-large-latest",
         tool_choice_required="any",
+        prefill_flag="prefix",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,
     ),

@@ -8,6 +8,7 @@ Each rule is ``rule(messages, ctx) -> (new_messages, actions)``; `repair` runs t
 - `results`: failed turns, orphan, duplicate, displaced and missing tool results;
 - `thinking`: foreign thinking and signatures, thinking first in a message;
 - `proxy`: the optional text-only Gemini-proxy mode;
+- `prefill`: no trailing whitespace on a final assistant text where the provider rejects it;
 - `content`: empty blocks and messages;
 - `turns`: first turn is a user turn, same-role neighbours merged or bridged.
 """

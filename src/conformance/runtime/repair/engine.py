@@ -11,6 +11,7 @@ from conformance.model import Message, dump
 from conformance.runtime.repair.base import Action, Loss, RepairContext, RepairOptions, Rule
 from conformance.runtime.repair.content import drop_empty
 from conformance.runtime.repair.ids import rewrite_tool_ids, strip_thought_suffix, unique_call_ids
+from conformance.runtime.repair.prefill import trim_prefill
 from conformance.runtime.repair.proxy import gemini_proxy
 from conformance.runtime.repair.results import (
     dedupe_tool_results,
@@ -35,6 +36,7 @@ RULES: tuple[Rule, ...] = (
     foreign_thinking,
     thinking_first,
     gemini_proxy,
+    trim_prefill,
     drop_empty,
     first_turn_user,
     alternate_roles,
