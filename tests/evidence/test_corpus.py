@@ -10,6 +10,7 @@ chunking.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import warnings
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from conformance.cli import main
 from conformance.model import AssistantMessage, Outcome, RedactedThinkingBlock, ThinkingBlock
 from tests.evidence import corpus, sdk_anthropic, sdk_gemini, sdk_ollama, sdk_openai_chat
 from tests.evidence.corpus import Interaction
@@ -236,3 +238,22 @@ def test_corpus_streams_decode_the_same_in_any_chunking(dialect: str, size: int)
         pieces = [it.body[k : k + size] for k in range(0, len(it.body), size)]
         assert it.decode(chunks=pieces) == whole, it.where
     assert count > 0
+
+
+def test_conformance_decode_exits_0_on_every_corpus_cassette(capsys: pytest.CaptureFixture[str]) -> None:
+    """`conformance decode` reads every recording: generation calls of the dialect are decoded,
+    every other call (and every call of an API without a dialect) is listed as skipped."""
+    skipped_lines = decoded_lines = 0
+    for entry in corpus.catalog():
+        dialect = corpus.API_DIALECTS.get(entry["api"], "openai_chat")
+        provider = corpus.profile_for(entry["provider"], dialect).name
+        code = main(["decode", "--provider", provider, str(corpus.CORPUS / entry["path"])])
+        out = capsys.readouterr()
+        assert code == 0, f"{entry['path']} ({provider}): {out.err.strip()[-300:]}"
+        lines = [json.loads(line) for line in out.out.splitlines()]
+        assert len(lines) == entry["n_interactions"], entry["path"]
+        if entry["api"] not in corpus.API_DIALECTS:
+            assert all("skipped" in line for line in lines), entry["path"]
+        skipped_lines += sum("skipped" in line for line in lines)
+        decoded_lines += sum("skipped" not in line for line in lines)
+    assert skipped_lines > 0 and decoded_lines > 0
