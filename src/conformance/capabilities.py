@@ -34,6 +34,10 @@ class ModelInfo(BaseModel):
     accepts_temperature: bool = True
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
+    call_signature_sentinel: str | None = None
+    """A model that rejects a function-call step without a `thoughtSignature` (Gemini 3): the
+    value Google documents for calls that did not come from the model (history from another
+    model, calls written by hand) goes on the first unsigned call of each assistant turn."""
     system_role: Literal["system", "developer"] | None = None
     """Overrides the profile's `system_role` for this model (OpenAI documents `developer` for its
     o1-and-newer reasoning models, which also accept `system`)."""
@@ -235,7 +239,9 @@ for _p in (
         ),
         models={
             "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
-            "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
+            "gemini-3": ModelInfo(
+                context_window=1_048_576, max_output=65_536, call_signature_sentinel="skip_thought_signature_validator"
+            ),
             "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
         },
         fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
