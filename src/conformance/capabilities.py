@@ -34,9 +34,6 @@ class ModelInfo(BaseModel):
     accepts_temperature: bool = True
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
-    system_instruction: bool = True
-    """False: the model takes no system instruction (Gemma on the Gemini API rejects
-    `systemInstruction`); the system text goes at the start of the first user turn instead."""
     call_signature_sentinel: str | None = None
     """A model that rejects a function-call step without a `thoughtSignature` (Gemini 3): the
     value Google documents for calls that did not come from the model (history from another
@@ -246,7 +243,6 @@ for _p in (
                 context_window=1_048_576, max_output=65_536, call_signature_sentinel="skip_thought_signature_validator"
             ),
             "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
-            "gemma-": ModelInfo(context_window=131_072, max_output=8_192, system_instruction=False),
         },
         fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
     ),

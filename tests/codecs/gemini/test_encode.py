@@ -351,15 +351,3 @@ def test_gemini_3_gets_the_documented_placeholder_on_an_unsigned_first_call_only
     assert _signatures(body(_calls(None), model="gemini-3-pro-preview")) == ["skip_thought_signature_validator", None]
     assert _signatures(body(_calls("c2lnbg=="), model="gemini-3-pro-preview")) == ["c2lnbg==", None]
     assert _signatures(body(_calls(None), model="gemini-2.5-flash")) == [None, None]
-
-
-def test_gemma_takes_the_system_text_in_the_first_user_turn() -> None:
-    messages = [
-        {"role": "system", "content": "Be brief."},
-        {"role": "assistant", "content": "Hello."},
-        {"role": "user", "content": "Hi"},
-    ]
-    request = body(messages, model="gemma-3-27b-it")
-    assert "systemInstruction" not in request
-    assert request["contents"][0] == {"role": "user", "parts": [{"text": "Be brief."}]}  # no user turn came first
-    assert body(messages, model="gemini-2.5-flash")["systemInstruction"] == {"parts": [{"text": "Be brief."}]}

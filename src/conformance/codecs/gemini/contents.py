@@ -1,8 +1,7 @@
 """Canonical messages → Gemini `systemInstruction` + `contents` (strict user/model alternation).
 
 - System messages are hoisted into `systemInstruction` (Gemini has no system role in
-  `contents`), in order; for a model without system instructions (Gemma) their text opens the
-  first user turn instead.
+  `contents`), in order.
 - Tool results become `functionResponse` parts of a user turn; consecutive results share one.
 - `thoughtSignature` goes back on the same part it came with (text, functionCall, thought); for a
   model that requires one on each function-call step (Gemini 3), a turn whose first call is
@@ -161,20 +160,7 @@ def build_contents(
         if not turn.parts:
             continue  # nothing to send (e.g. an empty assistant message)
         _append(turns, turn, strict=profile.strict_alternation)
-    if system and not info.system_instruction:
-        _into_first_user_turn(turns, system)
-        system = []
     return system, [{"role": t.role, "parts": t.parts} for t in turns]
-
-
-def _into_first_user_turn(turns: list[_Turn], system: list[dict[str, Any]]) -> None:
-    """The system text, as one text part, ahead of everything: at the start of the first turn
-    when it is a user turn, else as a user turn of its own before it."""
-    part = {"text": "\n\n".join(p["text"] for p in system)}
-    if turns and turns[0].role == "user":
-        turns[0].parts.insert(0, part)
-    else:
-        turns.insert(0, _Turn("user", [part]))
 
 
 def _append(turns: list[_Turn], turn: _Turn, *, strict: bool) -> None:
