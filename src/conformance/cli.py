@@ -118,12 +118,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 @command("decode")
 def cmd_decode(args: argparse.Namespace) -> int:
-    from conformance.codecs.endpoints import skip_reason
     from conformance.replay.cassette import load_cassette
 
     runtime, _ = load_runtime(args.runtime)
-    dialect = get_profile(args.provider).dialect
+    get_profile(args.provider)
     cassette = load_cassette(Path(args.cassette))
+    from conformance.codecs.endpoints import skip_reason  # other calls of a recording are listed, not decoded
+
+    dialect = get_profile(args.provider).dialect
     for i, it in enumerate(cassette.interactions):
         if (why := skip_reason(dialect, it.request.method, it.request.uri)) is not None:
             _print_json({"interaction": i, "skipped": why})

@@ -10,7 +10,7 @@ import pytest
 from conformance.capabilities import get_profile
 from conformance.model import TextBlock, ToolCallBlock
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.runtime.repair.surrogates import clean_text
+from conformance.runtime.repair.surrogates import clean_text, mend_surrogate_escapes
 from conformance.runtime.transcripts import load_transcript
 from tests.runtime.builders import assistant, call, result, rules, run, user
 
@@ -62,3 +62,18 @@ def test_transcript_loader_mends_and_warns(tmp_path: Path) -> None:
     loaded = load_transcript(path)
     assert [m.content for m in loaded.messages] == [[TextBlock(text="ok")], [TextBlock(text="cut \ufffd")]]
     assert loaded.warnings == ["line 2: replaced 1 unpaired UTF-16 surrogate(s) with U+FFFD"]
+
+
+@pytest.mark.parametrize(
+    ("json_text", "mended", "replaced"),
+    [
+        (r'"a\ud83d b"', r'"a\ufffd b"', 1),
+        (r'"x\ud83d\ude48y"', r'"x\ud83d\ude48y"', 0),  # a pair written as two escapes
+        (r'"\\ud83d"', r'"\\ud83d"', 0),  # an escaped backslash, then plain text
+        (r'"\\\ud83d"', r'"\\\ufffd"', 1),  # an escaped backslash, then an escape
+        (r'"\ude48\ud83d"', r'"\ufffd\ufffd"', 2),
+        (r'"caf\u00e9"', r'"caf\u00e9"', 0),
+    ],
+)
+def test_json_escapes_of_lone_halves_are_mended_before_parsing(json_text: str, mended: str, replaced: int) -> None:
+    assert mend_surrogate_escapes(json_text) == (mended, replaced)

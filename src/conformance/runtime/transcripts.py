@@ -40,7 +40,6 @@ from pydantic import ValidationError
 from conformance.exceptions import TranscriptError
 from conformance.fileio import atomic_write
 from conformance.model import Message, TextBlock, ToolResultMessage, dump, parse_message
-from conformance.runtime.repair.surrogates import clean_value
 
 _DECODER = json.JSONDecoder()
 _TRUNCATED = re.compile(r"\[truncated (\d+) chars\]")
@@ -74,11 +73,9 @@ def _records_in(text: str, line: int) -> Iterator[Record]:
             if pos < 0:
                 break
             continue
-        message, end, mended = parsed
+        message, end = parsed
         if text[start_of_garbage:pos].strip():
             yield Record(line, warning=_garbage(line, text[start_of_garbage:pos]))
-        if mended:
-            yield Record(line, warning=f"line {line}: replaced {mended} unpaired UTF-16 surrogate(s) with U+FFFD")
         yield Record(line, message=message)
         pos = start_of_garbage = end
     if text[start_of_garbage:].strip():
@@ -91,24 +88,23 @@ def _garbage(line: int, fragment: str) -> str:
     return f"line {line}: skipped a malformed or truncated record ({len(fragment.strip())} chars: {shown!r})"
 
 
-def _message_at(text: str, pos: int) -> tuple[Message, int, int] | None:
-    """The message starting at `pos`, where it ends, and how many lone surrogates were replaced
-    (a `\\ud83d` escape without its pair decodes to text no encoder accepts)."""
+def _message_at(text: str, pos: int) -> tuple[Message, int] | None:
     if text[pos] != "{":
         return None
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError:
         return None
-    value, mended = clean_value(value)
     try:
-        return parse_message(value), end, mended
+        return parse_message(value), end
     except ValidationError:
         return None
 
 
 def iter_transcript(path: str | os.PathLike[str]) -> Iterator[Record]:
     """Read `path` record by record (see the module doc). Unreadable → `TranscriptError`."""
+    from conformance.runtime.repair.surrogates import mend_surrogate_escapes
+
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
     except OSError as exc:
@@ -122,6 +118,11 @@ def iter_transcript(path: str | os.PathLike[str]) -> Iterator[Record]:
             except UnicodeDecodeError:
                 text = raw.decode("utf-8", errors="replace")
                 yield Record(number, warning=f"line {number}: invalid UTF-8 replaced with U+FFFD")
+            text, mended = mend_surrogate_escapes(text)
+            if mended:
+                yield Record(
+                    number, warning=f"line {number}: replaced {mended} unpaired UTF-16 surrogate(s) with U+FFFD"
+                )
             yield from _records_in(text, number)
 
 

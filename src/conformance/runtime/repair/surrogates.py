@@ -35,6 +35,37 @@ def clean_text(text: str) -> tuple[str, int]:
     return _LONE.subn(REPLACEMENT, joined)
 
 
+_ESCAPE = re.compile(r"(\\+)u([0-9a-fA-F]{4})")
+
+
+def mend_surrogate_escapes(json_text: str) -> tuple[str, int]:
+    """`json_text` with every `\\uXXXX` escape of an unpaired surrogate replaced by `\\ufffd`
+    (an escape is a `u` after an odd run of backslashes; a high escape directly followed by a low
+    one is a pair and stays); how many were replaced."""
+    if "\\u" not in json_text:
+        return json_text, 0
+    matches = [m for m in _ESCAPE.finditer(json_text) if len(m.group(1)) % 2 == 1]
+    out: list[str] = []
+    pos = replaced = i = 0
+    while i < len(matches):
+        m = matches[i]
+        code = int(m.group(2), 16)
+        if 0xD800 <= code <= 0xDBFF and i + 1 < len(matches):
+            nxt = matches[i + 1]
+            if nxt.start() == m.end() and nxt.group(1) == "\\" and 0xDC00 <= int(nxt.group(2), 16) <= 0xDFFF:
+                i += 2
+                continue
+        if 0xD800 <= code <= 0xDFFF:
+            out.append(json_text[pos : m.start()] + m.group(1)[:-1] + "\\ufffd")
+            pos = m.end()
+            replaced += 1
+        i += 1
+    if not replaced:
+        return json_text, 0
+    out.append(json_text[pos:])
+    return "".join(out), replaced
+
+
 def clean_value(value: Any) -> tuple[Any, int]:
     """`clean_text` over every string (keys included) of a JSON value."""
     if isinstance(value, str):
