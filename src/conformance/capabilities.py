@@ -35,6 +35,10 @@ class ModelInfo(BaseModel):
     accepts_temperature: bool = True
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
+    call_signature_sentinel: str | None = None
+    """A model that rejects a function-call step without a `thoughtSignature` (Gemini 3): the
+    value Google documents for calls that did not come from the model (history from another
+    model, calls written by hand) goes on the first unsigned call of each assistant turn."""
     system_role: Literal["system", "developer"] | None = None
     """Overrides the profile's `system_role` for this model (OpenAI documents `developer` for its
     o1-and-newer reasoning models, which also accept `system`)."""
@@ -96,6 +100,9 @@ class ProviderProfile(BaseModel):
     # response shape
     reasoning_fields: tuple[str, ...] = ()
     """Message/delta fields that carry reasoning text, first present wins."""
+    reasoning_fields_read: tuple[str, ...] = ()
+    """Further fields read as reasoning text but never sent back: a server in front of another
+    model (a proxy serving `reasoning_content`) adds them where the provider itself has none."""
     reasoning_details: bool = False
     """OpenRouter `reasoning_details` arrays."""
     think_tags: bool = False
@@ -116,6 +123,12 @@ class ProviderProfile(BaseModel):
     alternating_roles: bool = False
     """Same-role neighbours are not sent as separate turns: repair merges text-only neighbours and
     bridges the others with a placeholder turn (tool results count as the user side)."""
+    prefill_flag: str | None = None
+    """Message field set to true on a final assistant message so the server continues its text
+    (Mistral: `prefix`; without it Mistral rejects a conversation that ends with the assistant)."""
+    prefill_trailing_whitespace: bool = True
+    """A transcript may end with an assistant message whose text ends with whitespace (Anthropic
+    rejects such a prefill)."""
     thinking_requires_signature: bool = False
     """Thinking blocks sent back in history must carry a signature; unsigned thinking is treated like
     thinking from another provider (dropped, or converted to text on request)."""
@@ -185,6 +198,7 @@ for _p in (
         default_model="gpt-4.1-mini",
         max_tokens_field="max_completion_tokens",
         reasoning_max_tokens_field="max_completion_tokens",
+        reasoning_fields_read=("reasoning_content", "reasoning"),
         stream_usage_option=True,
         schema_strip_keywords=(),
         models={
@@ -214,6 +228,7 @@ for _p in (
         schema_strip_keywords=("default", "examples", "additionalProperties"),
         alternating_roles=True,
         thinking_requires_signature=True,
+        prefill_trailing_whitespace=False,
         models={
             "claude-sonnet-4": ModelInfo(context_window=200_000, max_output=64_000),
             "claude-haiku-4": ModelInfo(context_window=200_000, max_output=64_000),
@@ -264,7 +279,9 @@ for _p in (
         ),
         models={
             "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
-            "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
+            "gemini-3": ModelInfo(
+                context_window=1_048_576, max_output=65_536, call_signature_sentinel="skip_thought_signature_validator"
+            ),
             "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
             "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
         },
@@ -360,6 +377,7 @@ for _p in (
         key_env=("MISTRAL_API_KEY",),
         default_model="mistral-large-latest",
         tool_choice_required="any",
+        prefill_flag="prefix",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,
     ),

@@ -99,7 +99,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
     runtime, _ = load_runtime(args.runtime, needs=("decode",))
     get_profile(args.provider)
     cassette = load_cassette(Path(args.cassette))
+    from conformance.codecs.endpoints import skip_reason  # other calls of a recording are listed, not decoded
+
+    dialect = get_profile(args.provider).dialect
     for i, it in enumerate(cassette.interactions):
+        if (why := skip_reason(dialect, it.request.method, it.request.uri)) is not None:
+            _print_json({"interaction": i, "skipped": why})
+            continue
         outcome = runtime.decode(
             args.provider,
             it.response.status,

@@ -20,8 +20,34 @@ from tests.evidence.summary import Summary
 _STOP = {"STOP": "stop", "MAX_TOKENS": "length"}
 _FILTER = {
     "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
-    "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION",
+    "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR",
 }  # fmt: skip
+_NUMBERED = {0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION"}
+"""Proto numbers of `finishReason` that both Google APIs share. The SDK only reads names; a body
+asked with `enum-encoding=int` (Google's Go client) is given to it with these numbers named."""
+
+
+def _named(obj: dict[str, Any]) -> dict[str, Any]:
+    candidates = obj.get("candidates")
+    if not isinstance(candidates, list):
+        return obj
+    fixed = [
+        {**c, "finishReason": _NUMBERED.get(c["finishReason"], "OTHER")}
+        if isinstance(c, dict) and isinstance(c.get("finishReason"), int)
+        else c
+        for c in candidates
+    ]
+    usage = obj.get("usageMetadata")
+    numbered = any(
+        isinstance(d, dict) and isinstance(d.get("modality"), int)
+        for v in (usage or {}).values()
+        if isinstance(v, list)
+        for d in v
+    )
+    if isinstance(usage, dict) and (fixed != candidates or numbered):  # per-modality details: numbered modalities
+        usage = {k: v for k, v in usage.items() if not k.endswith("Details") and k != "trafficType"}
+        return {**obj, "candidates": fixed, "usageMetadata": usage}
+    return {**obj, "candidates": fixed}
 
 
 def _objects(body: bytes, stream: bool) -> list[Any]:
@@ -58,7 +84,7 @@ def sdk_summary(status: int, headers: Mapping[str, str], body: bytes, stream: bo
     for obj in _objects(body, stream):
         if not isinstance(obj, dict) or "error" in obj:
             break
-        response = _parse(obj)
+        response = _parse(_named(obj))
         usage = response.usage_metadata or usage
         if not response.candidates:
             blocked = blocked or bool(response.prompt_feedback and response.prompt_feedback.block_reason)

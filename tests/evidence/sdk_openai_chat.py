@@ -90,6 +90,9 @@ def summarize(completion: Any) -> Summary:
         for c in ((message.tool_calls or []) if message is not None else [])
         if getattr(c, "function", None) is not None
     ]
+    legacy = getattr(message, "function_call", None) if message is not None else None
+    if legacy is not None and legacy.name:  # the deprecated functions API, which the SDK still parses
+        calls.append((legacy.name, _arguments(legacy.arguments)))
     raw = choice.finish_reason if choice is not None else None
     stop = (_STOP.get(raw) or f"{UNLISTED}{raw}") if raw is not None else None
     if stop == "stop" and message is not None and message.refusal:

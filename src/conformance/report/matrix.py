@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Verdict
 
@@ -60,6 +60,19 @@ class Matrix(BaseModel):
     counts: dict[str, int]
     """Cells per verdict."""
     provenance: list[Provenance] = Field(default_factory=list)
+    scenario_counts: dict[str, int] = Field(default_factory=dict)
+    """Scenario × provider results per verdict, summed over the cells (filled from the cells when
+    absent): a passing cell may hold missing or skipped scenarios, which only these counts show."""
+
+    @model_validator(mode="after")
+    def _count_scenarios(self) -> Matrix:
+        if not self.scenario_counts:
+            totals: dict[str, int] = {}
+            for cell in self.cells:
+                for verdict, n in cell.counts.items():
+                    totals[verdict] = totals.get(verdict, 0) + n
+            self.scenario_counts = {v: totals.get(v, 0) for v in VERDICTS}
+        return self
 
     def cell(self, provider: str, feature: str) -> Cell | None:
         for c in self.cells:

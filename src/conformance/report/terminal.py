@@ -57,6 +57,13 @@ class MatrixTable:
             f"{counts.get('error', 0)} errors, {counts.get('unsupported', 0)} unsupported, "
             f"{counts.get('missing', 0)} missing, {counts.get('skipped', 0)} skipped"
         )
+        sc = m.scenario_counts
+        yield Text(
+            f"scenarios: {sc.get('pass', 0)} passed, {sc.get('fail', 0)} failed, "
+            f"{sc.get('error', 0)} errors, {sc.get('unsupported', 0)} unsupported, "
+            f"{sc.get('missing', 0)} missing, {sc.get('skipped', 0)} skipped",
+            style="yellow" if sc.get("missing", 0) else "",
+        )
         if self.details:
             for cell in m.cells:
                 for res in cell.results:

@@ -11,6 +11,8 @@ transcript is what survives a crash:
   linear in the line's length whatever the damage, and a record nested deeper than
   `recovery.MAX_DEPTH` is skipped like any other malformed one (see `conformance.runtime.recovery`);
 - a truncated last line and a missing final newline are handled the same way;
+- a JSON escape of half a UTF-16 surrogate pair (text cut inside an emoji) becomes U+FFFD, with
+  a warning, as invalid UTF-8 does;
 - blank lines are skipped; the source file is never modified (it is only opened for reading).
 
 Writing is atomic and safe with several processes writing one transcript: every writer takes
@@ -87,6 +89,8 @@ def _message(value: Any) -> Message | None:
 
 def iter_transcript(path: str | os.PathLike[str]) -> Iterator[Record]:
     """Read `path` record by record (see the module doc). Unreadable → `TranscriptError`."""
+    from conformance.runtime.repair.surrogates import mend_surrogate_escapes
+
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
     except OSError as exc:
@@ -100,6 +104,11 @@ def iter_transcript(path: str | os.PathLike[str]) -> Iterator[Record]:
             except UnicodeDecodeError:
                 text = raw.decode("utf-8", errors="replace")
                 yield Record(number, warning=f"line {number}: invalid UTF-8 replaced with U+FFFD")
+            text, mended = mend_surrogate_escapes(text)
+            if mended:
+                yield Record(
+                    number, warning=f"line {number}: replaced {mended} unpaired UTF-16 surrogate(s) with U+FFFD"
+                )
             yield from _records_in(text, number)
 
 

@@ -328,3 +328,26 @@ def test_tool_call_without_a_name_names_the_field() -> None:
                 },
             ]
         )
+
+
+def _calls(signature: str | None) -> list[dict[str, Any]]:
+    first: dict[str, Any] = {"type": "tool_call", "id": "c1", "name": "f", "arguments": {}}
+    if signature is not None:
+        first["signature"] = signature
+    return [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [first, {"type": "tool_call", "id": "c2", "name": "f", "arguments": {}}]},
+        {"role": "tool_result", "tool_call_id": "c1", "tool_name": "f", "content": "1"},
+        {"role": "tool_result", "tool_call_id": "c2", "tool_name": "f", "content": "2"},
+    ]
+
+
+def _signatures(request: dict[str, Any]) -> list[str | None]:
+    model_turn = request["contents"][1]
+    return [p.get("thoughtSignature") for p in model_turn["parts"]]
+
+
+def test_gemini_3_gets_the_documented_placeholder_on_an_unsigned_first_call_only() -> None:
+    assert _signatures(body(_calls(None), model="gemini-3-pro-preview")) == ["skip_thought_signature_validator", None]
+    assert _signatures(body(_calls("c2lnbg=="), model="gemini-3-pro-preview")) == ["c2lnbg==", None]
+    assert _signatures(body(_calls(None), model="gemini-2.5-flash")) == [None, None]

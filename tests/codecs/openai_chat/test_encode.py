@@ -278,3 +278,23 @@ def test_chat_completions_without_a_budget_field_does_not_send_one() -> None:
     for name in ("openai", "deepseek", "xai", "groq", "fireworks", "mistral"):
         sent = encode(conv, get_profile(name)).body
         assert "reasoning" not in sent and "thinking_budget" not in sent, name
+
+
+PREFILL: list[dict[str, Any]] = [
+    {"role": "user", "content": "Name a colour."},
+    {"role": "assistant", "content": "Blue"},
+]
+
+
+def test_mistral_marks_a_final_assistant_message_as_a_prefix() -> None:
+    """Mistral continues a final assistant message only with `prefix: true` (and otherwise
+    rejects a conversation that does not end with a user or tool message)."""
+    out = body("mistral", messages=PREFILL)
+    assert out["messages"][-1] == {"role": "assistant", "content": "Blue", "prefix": True}
+    history = body("mistral", messages=[*PREFILL, {"role": "user", "content": "Another."}])
+    assert all("prefix" not in m for m in history["messages"])
+
+
+@pytest.mark.parametrize("provider", ["openai", "openrouter", "deepseek", "groq"])
+def test_other_chat_servers_take_the_final_assistant_message_as_is(provider: str) -> None:
+    assert body(provider, messages=PREFILL)["messages"][-1] == {"role": "assistant", "content": "Blue"}

@@ -245,8 +245,17 @@ def test_groq_reasoning_field() -> None:
     ]
 
 
-def test_reasoning_fields_are_text_only_where_the_profile_has_them() -> None:
-    assert message("reasoning_content", "openai").content == [TextBlock(text="Answer.")]
+def test_reasoning_fields_are_read_only_where_the_profile_reads_them() -> None:
+    assert message("reasoning_content", "mistral").content == [TextBlock(text="Answer.")]
+
+
+def test_openai_reads_a_proxys_reasoning_content_and_never_sends_it_back() -> None:
+    """OpenAI itself sends no reasoning text; a server answering in its name may (vLLM, LiteLLM)."""
+    assert message("reasoning_content", "openai").content == [
+        ThinkingBlock(thinking="Think more."),
+        TextBlock(text="Answer."),
+    ]
+    assert get_profile("openai").reasoning_fields == ()  # nothing to send reasoning back in
 
 
 def test_openrouter_reasoning_details_preferred_over_reasoning() -> None:

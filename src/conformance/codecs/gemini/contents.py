@@ -3,7 +3,9 @@
 - System messages are hoisted into `systemInstruction` (Gemini has no system role in
   `contents`), in order.
 - Tool results become `functionResponse` parts of a user turn; consecutive results share one.
-- `thoughtSignature` goes back on the same part it came with (text, functionCall, thought).
+- `thoughtSignature` goes back on the same part it came with (text, functionCall, thought); for a
+  model that requires one on each function-call step (Gemini 3), a turn whose first call is
+  unsigned gets the placeholder Google documents for calls the model did not make.
 - Consecutive same-role turns are merged, except after a model turn that made function calls:
   that turn must stay whole, so a filler user turn goes between it and the next model turn.
 """
@@ -73,8 +75,13 @@ def _signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
     return part
 
 
-def _assistant_parts(msg: AssistantMessage, where: str, *, reasoning: bool) -> list[dict[str, Any]]:
+def _assistant_parts(
+    msg: AssistantMessage, where: str, *, reasoning: bool, sentinel: str | None = None
+) -> list[dict[str, Any]]:
+    """`sentinel`: the signature for the turn's first call when it has none (see
+    `ModelInfo.call_signature_sentinel`); later parallel calls of the turn need none."""
     parts: list[dict[str, Any]] = []
+    first_call = True
     for j, block in enumerate(msg.content):
         if isinstance(block, ThinkingBlock):
             if reasoning:
@@ -90,7 +97,9 @@ def _assistant_parts(msg: AssistantMessage, where: str, *, reasoning: bool) -> l
             call: dict[str, Any] = {"name": block.name, "args": block.arguments}
             if (call_id := wire_id(block.id)) is not None:
                 call["id"] = call_id
-            parts.append(_signed({"functionCall": call}, block.signature))
+            signature = block.signature if block.signature is not None or not first_call else sentinel
+            first_call = False
+            parts.append(_signed({"functionCall": call}, signature))
         else:
             parts.append(image_part(block, f"{where}.content[{j}]"))
     return parts
@@ -141,7 +150,9 @@ def build_contents(
             system.extend({"text": b.text} for b in msg.content)
             continue
         if isinstance(msg, AssistantMessage):
-            turn = _Turn("model", _assistant_parts(msg, where, reasoning=reasoning))
+            turn = _Turn(
+                "model", _assistant_parts(msg, where, reasoning=reasoning, sentinel=info.call_signature_sentinel)
+            )
         elif isinstance(msg, UserMessage):
             turn = _Turn("user", _user_parts(msg, where))
         else:

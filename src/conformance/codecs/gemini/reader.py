@@ -20,7 +20,7 @@ from typing import Any, Literal
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.gemini.errors import error_from_payload
-from conformance.codecs.gemini.tables import BLOCKED_PROMPT, FINISH_REASONS, UNKNOWN_FINISH
+from conformance.codecs.gemini.tables import BLOCKED_PROMPT, FINISH_REASONS, NUMERIC_FINISH_REASONS, UNKNOWN_FINISH
 from conformance.model import AssistantMessage, ProviderError, Usage
 
 _TextKind = Literal["text", "thinking"]
@@ -65,6 +65,8 @@ class ResponseReader:
         self._run: tuple[_TextKind, int] | None = None
         self._next_key = 0
         self._raw_finish: str | None = None
+        self._finish_name: str | None = None
+        """The name of a numeric `finishReason`."""
         self._blocked: str | None = None
 
     def _new_key(self) -> int:
@@ -95,8 +97,9 @@ class ResponseReader:
         candidate = _first_candidate(candidates)
         if candidate is None:
             feedback = obj.get("promptFeedback")
-            if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
-                self._blocked = feedback["blockReason"]
+            reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            if isinstance(reason, (str, int)) and not isinstance(reason, bool):
+                self._blocked = str(reason)
                 self.finished = True
             return
         content = candidate.get("content")
@@ -106,8 +109,13 @@ class ResponseReader:
             for part in parts:
                 if isinstance(part, dict):
                     self._part(part)
-        if isinstance(candidate.get("finishReason"), str):
-            self._raw_finish = candidate["finishReason"]
+        finish = candidate.get("finishReason")
+        if isinstance(finish, str):
+            self._raw_finish, self._finish_name = finish, None
+            self.finished = True
+        elif isinstance(finish, int) and not isinstance(finish, bool):
+            self._raw_finish = str(finish)
+            self._finish_name = NUMERIC_FINISH_REASONS.get(finish)
             self.finished = True
 
     def _part(self, part: dict[str, Any]) -> None:
@@ -146,7 +154,8 @@ class ResponseReader:
     def message(self) -> AssistantMessage:
         """The message so far, with the normalized stop reason."""
         if self._raw_finish is not None:
-            normalized = FINISH_REASONS.get(self._raw_finish, UNKNOWN_FINISH)
+            name = self._finish_name or self._raw_finish
+            normalized = FINISH_REASONS.get(name, UNKNOWN_FINISH)
             if normalized == "stop" and self.builder.has_tool_calls():
                 normalized = "tool_use"
             self.builder.set_stop(self._raw_finish, normalized)

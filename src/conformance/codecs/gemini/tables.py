@@ -17,6 +17,7 @@ FINISH_REASONS: dict[str, StopReason] = {
     "IMAGE_SAFETY": "content_filter",
     "IMAGE_PROHIBITED_CONTENT": "content_filter",
     "IMAGE_RECITATION": "content_filter",
+    "MODEL_ARMOR": "content_filter",  # Vertex: the answer was blocked by a Model Armor template
     "MALFORMED_FUNCTION_CALL": "error",
     "UNEXPECTED_TOOL_CALL": "error",
     "TOO_MANY_TOOL_CALLS": "error",
@@ -26,6 +27,16 @@ FINISH_REASONS: dict[str, StopReason] = {
     "IMAGE_OTHER": "error",
     "FINISH_REASON_UNSPECIFIED": "error",
 }
+NUMERIC_FINISH_REASONS: dict[int, str] = {
+    0: "FINISH_REASON_UNSPECIFIED",
+    1: "STOP",
+    2: "MAX_TOKENS",
+    3: "SAFETY",
+    4: "RECITATION",
+}
+"""`finishReason` sent as a number (a client asking `$alt=json;enum-encoding=int`): the values both
+Google APIs number alike. Above 4 the Developer API and Vertex number differently (5 is LANGUAGE
+in one and OTHER in the other), so a larger number is kept raw and counts as unknown."""
 UNKNOWN_FINISH: StopReason = "error"
 """A finish reason this table does not know yet: the answer did not end normally."""
 

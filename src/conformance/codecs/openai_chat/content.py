@@ -27,6 +27,7 @@ class ChoiceState:
         self.profile = profile
         self.builder = builder
         self.tags = ThinkTagSplitter() if profile.think_tags else None
+        self._reasoning_fields = profile.reasoning_fields + profile.reasoning_fields_read
         self.refused = False
         self._segment = 0
         self._last_kind: str | None = None
@@ -96,7 +97,7 @@ class ChoiceState:
             for item in details:
                 self._detail(item)
             return
-        for name in self.profile.reasoning_fields:
+        for name in self._reasoning_fields:
             value = delta.get(name)
             if isinstance(value, str) and value:
                 self.add("thinking", value)
@@ -189,6 +190,22 @@ class ChoiceState:
         calls = delta.get("tool_calls")
         if isinstance(calls, list):
             self.tool_calls(calls, whole=whole)
+        legacy = delta.get("function_call")
+        if isinstance(legacy, dict):
+            self.function_call(legacy)
+
+    def function_call(self, call: dict[str, Any]) -> None:
+        """The deprecated functions API: at most one `function_call` per message, with no id or
+        index; a stream names it once and then sends argument fragments. An unnamed call that
+        was never started is a placeholder some servers always send, not a call."""
+        key = ("function_call",)
+        name = call.get("name") if isinstance(call.get("name"), str) and call.get("name") else None
+        if name is None and key not in self.tool_keys:
+            return
+        self._last_tool = key
+        self.tool_keys[key] = None
+        args = call.get("arguments")
+        self.builder.tool_call(key, name=name, arguments_delta=args if isinstance(args, str) else None)
 
 
 def first_choice(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -158,6 +158,8 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
             images += result_images
     if images:
         messages.append({"role": "user", "content": images})
+    if profile.prefill_flag and messages and messages[-1]["role"] == "assistant":
+        messages[-1][profile.prefill_flag] = True  # a prefill: the server continues this text
     body: dict[str, Any] = {"model": model, "messages": messages}
     if conv.tools:
         body["tools"] = [

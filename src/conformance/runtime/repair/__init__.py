@@ -3,10 +3,12 @@
 Each rule is ``rule(messages, ctx) -> (new_messages, actions)``; `repair` runs them in the order of
 `RULES` and returns a `RepairResult` (messages, actions, warnings). Modules by rule group:
 
+- `surrogates`: unpaired UTF-16 surrogates replaced, split pairs joined;
 - `ids`: ``__thought__`` id suffixes, reused ids, ids rewritten to the provider's pattern;
 - `results`: failed turns, orphan, duplicate, displaced and missing tool results;
 - `thinking`: foreign thinking and signatures, thinking first in a message;
 - `proxy`: the optional text-only Gemini-proxy mode;
+- `prefill`: no trailing whitespace on a final assistant text where the provider rejects it;
 - `content`: empty blocks and messages;
 - `turns`: first turn is a user turn, same-role neighbours merged or bridged.
 """

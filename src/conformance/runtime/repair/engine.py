@@ -11,6 +11,7 @@ from conformance.model import Message, dump
 from conformance.runtime.repair.base import Action, Loss, RepairContext, RepairOptions, Rule
 from conformance.runtime.repair.content import drop_empty
 from conformance.runtime.repair.ids import rewrite_tool_ids, strip_thought_suffix, unique_call_ids
+from conformance.runtime.repair.prefill import trim_prefill
 from conformance.runtime.repair.proxy import gemini_proxy
 from conformance.runtime.repair.results import (
     dedupe_tool_results,
@@ -19,10 +20,12 @@ from conformance.runtime.repair.results import (
     place_tool_results,
     synthesize_missing_results,
 )
+from conformance.runtime.repair.surrogates import replace_lone_surrogates
 from conformance.runtime.repair.thinking import foreign_thinking, thinking_first
 from conformance.runtime.repair.turns import alternate_roles, first_turn_user
 
 RULES: tuple[Rule, ...] = (
+    replace_lone_surrogates,
     strip_thought_suffix,
     unique_call_ids,
     drop_failed_turns,
@@ -33,14 +36,16 @@ RULES: tuple[Rule, ...] = (
     foreign_thinking,
     thinking_first,
     gemini_proxy,
+    trim_prefill,
     drop_empty,
     first_turn_user,
     alternate_roles,
     rewrite_tool_ids,
 )
-"""In order. Ids are made unique before results are paired; pairing is settled before content
-rules run; empty content goes before turn order is fixed; ids are rewritten last, once every
-call and result is final."""
+"""In order. Text that is not Unicode is mended first, so every later rule sees valid strings.
+Ids are made unique before results are paired; pairing is settled before content rules run; empty
+content goes before turn order is fixed; ids are rewritten last, once every call and result is
+final."""
 
 
 @dataclass(frozen=True)

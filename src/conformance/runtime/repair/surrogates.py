@@ -1,0 +1,103 @@
+"""Unpaired UTF-16 surrogates: text that no provider accepts in a request.
+
+A JSON string may escape half of a UTF-16 pair (`"\\ud83d"` alone) when the text was cut between
+the two halves of an emoji, or when a tool decoded bytes with `surrogateescape`. Such a string is
+not Unicode text: providers reject the whole request ("no low surrogate in string") and a UTF-8
+encoder refuses it. Two halves that do form a pair are joined into their character; a half
+without its partner becomes U+FFFD, the replacement character, so the text keeps a visible mark
+of the loss. The same replacement is applied to every string of a message (text, thinking, tool
+arguments, ids), so a call and its result still match.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conformance.model import Message, parse_message
+from conformance.runtime.repair.base import Action, Loss, RepairContext
+
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_LONE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def _join(match: re.Match[str]) -> str:
+    high, low = (ord(c) for c in match.group(0))
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+
+def clean_text(text: str) -> tuple[str, int]:
+    """`text` with surrogate pairs joined and lone halves replaced; how many were replaced."""
+    if not _LONE.search(text):
+        return text, 0
+    joined = _PAIR.sub(_join, text)
+    return _LONE.subn(REPLACEMENT, joined)
+
+
+_ESCAPE = re.compile(r"(\\+)u([0-9a-fA-F]{4})")
+
+
+def mend_surrogate_escapes(json_text: str) -> tuple[str, int]:
+    """`json_text` with every `\\uXXXX` escape of an unpaired surrogate replaced by `\\ufffd`
+    (an escape is a `u` after an odd run of backslashes; a high escape directly followed by a low
+    one is a pair and stays); how many were replaced."""
+    if "\\u" not in json_text:
+        return json_text, 0
+    matches = [m for m in _ESCAPE.finditer(json_text) if len(m.group(1)) % 2 == 1]
+    out: list[str] = []
+    pos = replaced = i = 0
+    while i < len(matches):
+        m = matches[i]
+        code = int(m.group(2), 16)
+        if 0xD800 <= code <= 0xDBFF and i + 1 < len(matches):
+            nxt = matches[i + 1]
+            if nxt.start() == m.end() and nxt.group(1) == "\\" and 0xDC00 <= int(nxt.group(2), 16) <= 0xDFFF:
+                i += 2
+                continue
+        if 0xD800 <= code <= 0xDFFF:
+            out.append(json_text[pos : m.start()] + m.group(1)[:-1] + "\\ufffd")
+            pos = m.end()
+            replaced += 1
+        i += 1
+    if not replaced:
+        return json_text, 0
+    out.append(json_text[pos:])
+    return "".join(out), replaced
+
+
+def clean_value(value: Any) -> tuple[Any, int]:
+    """`clean_text` over every string (keys included) of a JSON value."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        items = [clean_value(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        total = 0
+        for key, item in value.items():
+            new_key, n_key = clean_text(key) if isinstance(key, str) else (key, 0)
+            new_item, n_item = clean_value(item)
+            out[new_key] = new_item
+            total += n_key + n_item
+        return out, total
+    return value, 0
+
+
+def replace_lone_surrogates(messages: list[Message], ctx: RepairContext) -> tuple[list[Message], list[Action]]:
+    del ctx
+    out: list[Message] = []
+    actions: list[Action] = []
+    for i, message in enumerate(messages):
+        data = message.model_dump(mode="python", exclude_none=True)
+        cleaned, count = clean_value(data)
+        if count:
+            detail = f"replaced {count} unpaired UTF-16 surrogate(s) with U+FFFD"
+            actions.append(Loss("replace_lone_surrogates", i, detail))
+        elif cleaned != data:
+            actions.append(Action("replace_lone_surrogates", i, "joined UTF-16 surrogate pairs into their characters"))
+        if cleaned != data:
+            message = parse_message(cleaned)
+        out.append(message)
+    return out, actions
