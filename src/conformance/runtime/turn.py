@@ -14,7 +14,7 @@ import dataclasses
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -31,7 +31,15 @@ from conformance.runtime.context.proxy import needs_proxy_mode, proxy_conversati
 from conformance.runtime.entry import validate_conversation
 from conformance.runtime.logsafe import redact_line
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.runtime.retry import CompressAndRetry, GiveUp, RetryAfter, RetryPolicy, RotateProfile, decide
+from conformance.runtime.retry import (
+    CompressAndRetry,
+    Decision,
+    GiveUp,
+    RetryAfter,
+    RetryPolicy,
+    RotateProfile,
+    decide,
+)
 
 Action = Literal[
     "send", "wait", "compress", "compact", "trim", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
@@ -150,6 +158,125 @@ async def _send(
         return None, Outcome(error=transport_error(exc, streaming=False))
 
 
+@dataclass
+class _Turn:
+    """What one turn carries from attempt to attempt; created fresh for every `run_turn`."""
+
+    conv: Conversation
+    profile: ProviderProfile
+    clock: Clock
+    keys: AuthPool | None
+    policy: RetryPolicy
+    compress_threshold: int
+    continuation_without_tools: bool
+    compactor: Compactor | None
+    proxied: bool
+    trace: list[TraceStep] = field(default_factory=list)
+    compressed: bool = False
+    compacted: bool = False
+    shapes: list[str] = field(default_factory=lambda: list(TOOL_SHAPES))
+    attempt: int = 0
+
+    def step(self, action: Action, **fields: Any) -> None:
+        self.trace.append(TraceStep(action=action, **fields))
+
+    def end(self, message: AssistantMessage | None, error: ProviderError | None) -> TurnResult:
+        return TurnResult(message, error, self.trace)
+
+    async def start(self) -> None:
+        """Proxy mode from the start, and compaction before the first send when over the threshold."""
+        if self.proxied:
+            self.conv, _ = proxy_conversation(self.conv, self.profile)
+            self.continuation_without_tools = True
+        self.compacted = self.compactor is None
+        if self.compactor is not None and (done := await self.compactor(self.conv, "threshold")) is not None:
+            self.compacted = done.action == "compact"
+            if done.conversation is not None:
+                self.conv = done.conversation
+            self.step(done.action, count=done.count, reason=done.reason)
+
+    async def pick_key(self) -> int | TurnResult | None:
+        """The auth profile to send with (None: no keys); a wait when all are cooling (then `_WAITED`)."""
+        if self.keys is None:
+            return None
+        index = self.keys.pick(self.clock.now())
+        if index is not None:
+            return index
+        ready = self.keys.next_ready(self.clock.now())
+        if ready is None:
+            self.step("give_up", reason="every auth profile needs a refresh")
+            return self.end(None, ProviderError(kind="auth", message="no usable API key"))
+        wait = round(ready - self.clock.now(), 3)
+        self.step("wait", seconds=wait, reason="every auth profile is cooling down")
+        await self.clock.sleep(wait)
+        return _WAITED
+
+    async def recover(self, error: ProviderError, outcome: Outcome, index: int | None) -> TurnResult | bool:
+        """Recoveries that come before the retry policy: True to send again, a result to stop,
+        False when none applies."""
+        if error.kind == "auth" and self.keys is not None and index is not None and outcome.partial is not None:
+            # A 401 in the middle of a stream: keep what arrived, refresh this profile, retry next turn.
+            self.keys.mark_refresh(index)
+            self.step("refresh", profile=index, kind=error.kind, reason="401 mid-stream")
+            return self.end(outcome.partial, error)
+        if (
+            error.kind == "invalid_request"
+            and self.conv.tools
+            and len(self.shapes) > 1
+            and TOOL_SHAPE_ERRORS.search(error.message)
+        ):
+            self.shapes.pop(0)
+            self.step("reshape_tools", kind=error.kind, reason=f"tools declared as {self.shapes[0]}")
+            return True
+        # context hooks (runtime.context): proxy recovery, compact-then-retry on overflow
+        if not self.proxied and needs_proxy_mode(error):
+            self.proxied, self.continuation_without_tools = True, True
+            self.conv, count = proxy_conversation(self.conv, self.profile)
+            self.step("flatten", count=count, kind=error.kind, reason="proxy mode")
+            return True
+        if error.kind == "context_overflow" and not self.compacted and self.compactor is not None:
+            self.compacted = True
+            done = await self.compactor(self.conv, "overflow")
+            if done is not None and done.conversation is not None:
+                self.conv = done.conversation
+                self.step("compact", count=done.count, kind=error.kind, reason=done.reason)
+                return True
+        return False
+
+    async def apply(
+        self, decision: Decision, error: ProviderError, outcome: Outcome, index: int | None
+    ) -> TurnResult | None:
+        """Carry out the retry policy's decision; a result when the turn ends here."""
+        if isinstance(decision, GiveUp):
+            self.step("give_up", kind=error.kind, status=error.status, reason=redact(decision.reason))
+            return self.end(outcome.partial, error)
+        if isinstance(decision, RetryAfter):
+            self.step("wait", seconds=decision.seconds, kind=error.kind, reason=decision.reason)
+            await self.clock.sleep(decision.seconds)
+        elif isinstance(decision, CompressAndRetry):
+            messages, count = compress_tool_results(list(self.conv.messages), self.compress_threshold)
+            self.compressed = True
+            if count == 0:  # nothing to compress: the same request would fail the same way
+                self.step("give_up", kind=error.kind, status=error.status, reason="nothing to compress")
+                return self.end(outcome.partial, error)
+            self.conv = self.conv.model_copy(update={"messages": messages})
+            self.step("compress", count=count, kind=error.kind, reason=decision.reason)
+        elif isinstance(decision, RotateProfile):
+            assert self.keys is not None and index is not None
+            if error.kind == "auth":
+                self.keys.mark_refresh(index)
+            else:
+                self.keys.cool_down(index, decision.until)
+            self.step("rotate", profile=index, seconds=decision.cooldown_s, kind=error.kind, reason=decision.reason)
+        else:
+            assert_never(decision)
+        return None
+
+
+_WAITED = TurnResult(None, None)
+"""`pick_key` waited for a cooling profile: pick again."""
+
+
 async def run_turn(
     conv: Conversation,
     profile: ProviderProfile,
@@ -179,123 +306,57 @@ async def run_turn(
     conv = validate_conversation(conv, profile)
     if stream is not None and stream != conv.options.stream:
         conv = conv.model_copy(update={"options": conv.options.model_copy(update={"stream": stream})})
-    if isinstance(keys, str):
-        keys = AuthPool.of([keys])
-    policy = policy or RetryPolicy()
-    trace: list[TraceStep] = []
-    # --- context hooks (runtime.context): proxy mode and automatic compaction -------------------
-    proxied = gemini_proxy
-    if proxied:
-        conv, _ = proxy_conversation(conv, profile)
-        continuation_without_tools = True
-    compacted = compactor is None
-    if compactor is not None and (done := await compactor(conv, "threshold")) is not None:
-        compacted = done.action == "compact"
-        if done.conversation is not None:
-            conv = done.conversation
-        trace.append(TraceStep(action=done.action, count=done.count, reason=done.reason))
-    # ---------------------------------------------------------------------------------------------
-    compressed = False
-    shapes = list(TOOL_SHAPES)
-    attempt = 0
+    turn = _Turn(
+        conv=conv,
+        profile=profile,
+        clock=clock,
+        keys=AuthPool.of([keys]) if isinstance(keys, str) else keys,
+        policy=policy or RetryPolicy(),
+        compress_threshold=compress_threshold,
+        continuation_without_tools=continuation_without_tools,
+        compactor=compactor,
+        proxied=gemini_proxy,
+    )
+    await turn.start()
     async with httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(600.0)) as client:
         while True:
-            index: int | None = None
-            if keys is not None:
-                index = keys.pick(clock.now())
-                if index is None:
-                    ready = keys.next_ready(clock.now())
-                    if ready is None:
-                        trace.append(TraceStep(action="give_up", reason="every auth profile needs a refresh"))
-                        return TurnResult(None, ProviderError(kind="auth", message="no usable API key"), trace)
-                    wait = round(ready - clock.now(), 3)
-                    trace.append(TraceStep(action="wait", seconds=wait, reason="every auth profile is cooling down"))
-                    await clock.sleep(wait)
-                    continue
-            attempt += 1
-            trace.append(TraceStep(action="send", attempt=attempt, profile=index))
-            key = None if keys is None or index is None else keys.key(index)
+            index = await turn.pick_key()
+            if index is _WAITED:
+                continue
+            if isinstance(index, TurnResult):
+                return index
+            turn.attempt += 1
+            turn.step("send", attempt=turn.attempt, profile=index)
+            key = None if turn.keys is None or index is None else turn.keys.key(index)
             status, outcome = await _send(
-                client, conv, profile, key, tool_shape=shapes[0], continuation_without_tools=continuation_without_tools
+                client,
+                turn.conv,
+                profile,
+                key,
+                tool_shape=turn.shapes[0],
+                continuation_without_tools=turn.continuation_without_tools,
             )
             if outcome.message is not None:
-                trace.append(TraceStep(action="done", attempt=attempt, status=status))
-                return TurnResult(outcome.message, None, trace)
+                turn.step("done", attempt=turn.attempt, status=status)
+                return turn.end(outcome.message, None)
             error = outcome.error
             assert error is not None
-            if error.kind == "auth" and keys is not None and index is not None and outcome.partial is not None:
-                # A 401 in the middle of a stream: keep what arrived, refresh this profile, retry next turn.
-                keys.mark_refresh(index)
-                trace.append(TraceStep(action="refresh", profile=index, kind=error.kind, reason="401 mid-stream"))
-                return TurnResult(outcome.partial, error, trace)
-            if (
-                error.kind == "invalid_request"
-                and conv.tools
-                and len(shapes) > 1
-                and TOOL_SHAPE_ERRORS.search(error.message)
-            ):
-                shapes.pop(0)
-                trace.append(
-                    TraceStep(action="reshape_tools", kind=error.kind, reason=f"tools declared as {shapes[0]}")
-                )
+            recovered = await turn.recover(error, outcome, index)
+            if isinstance(recovered, TurnResult):
+                return recovered
+            if recovered:
                 continue
-            # --- context hooks: proxy recovery, compact-then-retry on overflow ----------------------
-            if not proxied and needs_proxy_mode(error):
-                proxied, continuation_without_tools = True, True
-                conv, count = proxy_conversation(conv, profile)
-                trace.append(TraceStep(action="flatten", count=count, kind=error.kind, reason="proxy mode"))
-                continue
-            if error.kind == "context_overflow" and not compacted and compactor is not None:
-                compacted = True
-                done = await compactor(conv, "overflow")
-                if done is not None and done.conversation is not None:
-                    conv = done.conversation
-                    trace.append(TraceStep(action="compact", count=done.count, kind=error.kind, reason=done.reason))
-                    continue
-            # ------------------------------------------------------------------------------------
             if error.status in profile.payload_too_large_statuses and error.kind == "invalid_request":
                 error = error.model_copy(update={"kind": "payload_too_large"})  # the profile says so
             decision = decide(
                 error,
-                attempt,
-                policy,
+                turn.attempt,
+                turn.policy,
                 clock,
                 rng,
-                compressed=compressed,
-                profiles_available=len(keys) if keys is not None else 1,
+                compressed=turn.compressed,
+                profiles_available=len(turn.keys) if turn.keys is not None else 1,
             )
-            if isinstance(decision, GiveUp):
-                trace.append(
-                    TraceStep(action="give_up", kind=error.kind, status=error.status, reason=redact(decision.reason))
-                )
-                return TurnResult(outcome.partial, error, trace)
-            if isinstance(decision, RetryAfter):
-                trace.append(
-                    TraceStep(action="wait", seconds=decision.seconds, kind=error.kind, reason=decision.reason)
-                )
-                await clock.sleep(decision.seconds)
-            elif isinstance(decision, CompressAndRetry):
-                messages, count = compress_tool_results(list(conv.messages), compress_threshold)
-                compressed = True
-                if count == 0:  # nothing to compress: the same request would fail the same way
-                    trace.append(
-                        TraceStep(action="give_up", kind=error.kind, status=error.status, reason="nothing to compress")
-                    )
-                    return TurnResult(outcome.partial, error, trace)
-                conv = conv.model_copy(update={"messages": messages})
-                trace.append(TraceStep(action="compress", count=count, kind=error.kind, reason=decision.reason))
-            elif isinstance(decision, RotateProfile):
-                assert keys is not None and index is not None
-                if error.kind == "auth":
-                    keys.mark_refresh(index)
-                else:
-                    keys.cool_down(index, decision.until)
-                trace.append(
-                    TraceStep(
-                        action="rotate",
-                        profile=index,
-                        seconds=decision.cooldown_s,
-                        kind=error.kind,
-                        reason=decision.reason,
-                    )
-                )
+            ended = await turn.apply(decision, error, outcome, index)
+            if ended is not None:
+                return ended

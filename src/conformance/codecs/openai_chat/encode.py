@@ -132,8 +132,8 @@ def _tool_choice(choice: str | dict[str, Any], profile: ProviderProfile) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
-def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
-    model = conv.model or profile.default_model
+def _messages(conv: Conversation, profile: ProviderProfile, model: str) -> list[dict[str, Any]]:
+    """The `messages` array: images of tool results follow their run in a `user` message."""
     info = profile.model_info(model)
     system_role = info.system_role or profile.system_role
     ids = tool_id_map(conv.messages, profile)
@@ -160,7 +160,32 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         messages.append({"role": "user", "content": images})
     if profile.prefill_flag and messages and messages[-1]["role"] == "assistant":
         messages[-1][profile.prefill_flag] = True  # a prefill: the server continues this text
-    body: dict[str, Any] = {"model": model, "messages": messages}
+    return messages
+
+
+def _sampling(body: dict[str, Any], conv: Conversation, profile: ProviderProfile, model: str) -> None:
+    """Token limit, sampling options and the reasoning budget, each where the model takes it."""
+    info = profile.model_info(model)
+    opts = conv.options
+    if opts.max_tokens is not None:
+        field = profile.reasoning_max_tokens_field if info.reasoning and profile.reasoning_max_tokens_field else None
+        body[field or profile.max_tokens_field] = max(1, opts.max_tokens)
+    if opts.temperature is not None and info.accepts_temperature:
+        body["temperature"] = opts.temperature
+    if opts.top_p is not None and info.accepts_temperature:
+        body["top_p"] = opts.top_p
+    if opts.stop and info.accepts_stop:
+        body["stop"] = opts.stop
+    if opts.thinking_budget is not None and profile.reasoning_budget_object:
+        budget = opts.thinking_budget
+        if budget < 0:
+            raise InputError("must be >= 0", where="options.thinking_budget")
+        body[profile.reasoning_budget_object] = {"max_tokens": budget} if budget > 0 else {"enabled": False}
+
+
+def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
+    model = conv.model or profile.default_model
+    body: dict[str, Any] = {"model": model, "messages": _messages(conv, profile, model)}
     if conv.tools:
         body["tools"] = [
             {
@@ -176,20 +201,7 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     opts = conv.options
     if opts.tool_choice is not None:
         body["tool_choice"] = _tool_choice(opts.tool_choice, profile)
-    if opts.max_tokens is not None:
-        field = profile.reasoning_max_tokens_field if info.reasoning and profile.reasoning_max_tokens_field else None
-        body[field or profile.max_tokens_field] = max(1, opts.max_tokens)
-    if opts.temperature is not None and info.accepts_temperature:
-        body["temperature"] = opts.temperature
-    if opts.top_p is not None and info.accepts_temperature:
-        body["top_p"] = opts.top_p
-    if opts.stop and info.accepts_stop:
-        body["stop"] = opts.stop
-    if opts.thinking_budget is not None and profile.reasoning_budget_object:
-        budget = opts.thinking_budget
-        if budget < 0:
-            raise InputError("must be >= 0", where="options.thinking_budget")
-        body[profile.reasoning_budget_object] = {"max_tokens": budget} if budget > 0 else {"enabled": False}
+    _sampling(body, conv, profile, model)
     for key, value in (opts.model_extra or {}).items():
         if key not in _OPTION_FIELDS:
             body[key] = value

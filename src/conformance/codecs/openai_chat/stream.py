@@ -78,6 +78,24 @@ class OpenAIChatStream:
         error = fail(self._builder, payload)
         self._builder.emit(lambda: ErrorEvent(error=error, partial=self._builder.build()))
 
+    def _choice(self, choice: dict[str, Any]) -> None:
+        """The first choice of a chunk: its delta, then its finish reason."""
+        state = self._state
+        delta = choice.get("delta")
+        if delta.__class__ is dict:
+            content = delta.get("content")
+            if len(delta) == 1 and content.__class__ is str and state.tags is None:
+                if content:
+                    state.text(content)  # the common delta: text only
+            elif len(delta) != 1 or not state.argument_fragment(delta.get("tool_calls")):
+                state.apply(delta)
+        reason = choice.get("finish_reason")
+        if reason and reason.__class__ is str and not self._finished:
+            state.flush()
+            state.close_tools()
+            set_finish(state, reason)
+            self._finished = True
+
     def _frame(self, event: str, raw: str, final: bool) -> None:
         self._frames += 1
         if self._failed:
@@ -107,21 +125,7 @@ class OpenAIChatStream:
         if usage is not None:
             self._builder.usage = usage
         if choice is not None:
-            state = self._state
-            delta = choice.get("delta")
-            if delta.__class__ is dict:
-                content = delta.get("content")
-                if len(delta) == 1 and content.__class__ is str and state.tags is None:
-                    if content:
-                        state.text(content)  # the common delta: text only
-                elif len(delta) != 1 or not state.argument_fragment(delta.get("tool_calls")):
-                    state.apply(delta)
-            reason = choice.get("finish_reason")
-            if reason and reason.__class__ is str and not self._finished:
-                state.flush()
-                state.close_tools()
-                set_finish(state, reason)
-                self._finished = True
+            self._choice(choice)
         error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None
         if error is not None or event == "error":
             self._fail(error if error is not None else data)
