@@ -179,7 +179,12 @@ def test_drift_is_reported_and_accept_is_explicit(emulator: tuple[str, int], tmp
     target.write_text(bundled.replace("Nice to meet you.", "Good to see you."))
     record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=url, env=env, accept_outcomes=True)
     override = yaml.safe_load(scenario_file.read_text())["overrides"]["openai"]
-    assert override["message"]["content"] == [{"type": "text", "text": "Hello, conformance suite! Nice to meet you."}]
+    assert "content" not in override["message"]  # the recorded text is the shared one: not repeated
+    assert "role" not in override["message"]  # only what differs from the shared form
+    (accepted,) = load_scenarios(tmp_path / "scenarios", only=["text_basic"])
+    assert accepted.expected_for("openai")["message"]["content"] == [
+        {"type": "text", "text": "Hello, conformance suite! Nice to meet you."}
+    ]
 
 
 def test_a_stream_cut_mid_way_is_retried_by_the_runtime() -> None:

@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
-from conformance.replay.lint import lint
-from conformance.replay.record import record
 
 from conformance import capabilities
 from conformance.capabilities import KeyShape, get_profile
+from conformance.harness.lint import lint
+from conformance.harness.record import record
 from conformance.replay.cassette import load_cassette, save_cassette
 from conformance.secrets import (
     MIN_SUBSTRING,

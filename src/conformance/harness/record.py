@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 import orjson
@@ -46,6 +46,7 @@ from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
 from conformance.runtime.auth import apply_auth, resolve_key
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
+from conformance.scenarios.loader import deep_merge, minimal_override, override_providers
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
@@ -152,21 +153,32 @@ def record_scenario(
 def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
     """Make the freshly recorded outcome the provider's expected form (an explicit `--accept`).
 
-    The outcome goes into `overrides.<provider>` in full, so the shared expected form and the other
-    providers stay as they were; the file is rewritten through YAML (comments are not kept).
+    `overrides.<provider>` becomes the minimal delta between the shared expected form and the
+    outcome, so the other providers stay as they were and a reviewer reads only what differs; the
+    file is rewritten through YAML in block style (comments are not kept).
     """
     import yaml
 
     (outcome,) = _outcome(provider, load_cassette(cassette))[:1]
     data = yaml.safe_load(scenario.path.read_text(encoding="utf-8"))
-    overrides = data.setdefault("overrides", {}) or {}
+    overrides: dict[str, Any] = {}
+    for key, value in (data.get("overrides") or {}).items():  # this provider leaves shared keys
+        others = [name for name in override_providers(key) if name != provider]
+        if others:
+            overrides[", ".join(others) if len(others) < len(override_providers(key)) else key] = value
     data["overrides"] = overrides
-    message = outcome.get("message") or outcome.get("partial")
-    if isinstance(message, dict):
-        message.pop("provider", None)
-        message.pop("model", None)
-    overrides[provider] = outcome
-    atomic_write(scenario.path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110))
+    for key in ("message", "partial"):
+        part = outcome.get(key)
+        if isinstance(part, dict):
+            outcome[key] = {k: v for k, v in part.items() if k not in ("provider", "model")}
+    base = deep_merge(data.get("expected"), {})  # shared form, as the other providers see it
+    delta = minimal_override(base, outcome)
+    if delta != {}:
+        overrides[provider] = delta
+    if not overrides:
+        data.pop("overrides")
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
+    atomic_write(scenario.path, text)
 
 
 def recordable(root: Path, provider: str, scenario_ids: list[str] | None = None) -> list[Scenario]:

@@ -57,14 +57,31 @@ class Scenario:
         return data
 
     def expected_for(self, provider: str) -> Any:
-        """The shared expected form with the provider's override deep-merged over it."""
-        override = self.spec.overrides.get(provider)
-        return self.spec.expected if override is None else deep_merge(self.spec.expected, override)
+        """The shared expected form with the provider's overrides deep-merged over it, in file order.
+
+        An override key names one provider or several separated by commas (`openrouter, xai, groq`:
+        gateways of one dialect sharing one expected body)."""
+        expected = self.spec.expected
+        for key, override in self.spec.overrides.items():
+            if provider in override_providers(key):
+                expected = deep_merge(expected, override)
+        return expected
+
+
+def override_providers(key: str) -> list[str]:
+    """The providers an `overrides` key names (`"openrouter, xai"` → `["openrouter", "xai"]`)."""
+    return [name.strip() for name in key.split(",") if name.strip()]
+
+
+REPLACE = "$replace"
+"""`{"$replace": value}` in an override puts `value` in place as it is (e.g. a shorter list)."""
 
 
 def deep_merge(base: Any, override: Any) -> Any:
     """Mappings merge key by key; lists merge index by index (extra items appended); scalars replace.
-    A `null` in a mapping override removes the key."""
+    A `null` in a mapping override removes the key; `{"$replace": value}` replaces without merging."""
+    if isinstance(override, dict) and len(override) == 1 and REPLACE in override:
+        return override[REPLACE]
     if isinstance(base, dict) and isinstance(override, dict):
         out = dict(base)
         for key, value in override.items():
@@ -137,3 +154,29 @@ def load_scenarios(directory: Path, *, only: Iterable[str] | None = None) -> lis
         if missing:
             raise ScenarioError(f"no scenario named {', '.join(sorted(missing))}", where=str(directory))
     return sorted(out, key=lambda s: (s.topic, s.id))
+
+
+def minimal_override(expected: Any, actual: Any) -> Any:
+    """The smallest override that `deep_merge`s `expected` into `actual` (`{}` when they are equal)."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out: dict[str, Any] = {}
+        for key, value in actual.items():
+            if key not in expected:
+                out[key] = value
+            elif expected[key] != value:
+                out[key] = minimal_override(expected[key], value)
+        for key in expected:
+            if key not in actual:
+                out[key] = None
+        return out
+    if isinstance(expected, list) and isinstance(actual, list) and len(actual) >= len(expected):
+        items = [minimal_override(e, a) if e != a else _same_item(e) for e, a in zip(expected, actual, strict=False)]
+        return items + actual[len(expected) :]
+    if expected == actual:
+        return _same_item(expected)
+    return {REPLACE: actual} if isinstance(actual, dict | list) else actual
+
+
+def _same_item(value: Any) -> Any:
+    """An override item that leaves `value` as it is."""
+    return {} if isinstance(value, dict) else value
