@@ -65,3 +65,17 @@ class MissingKeyError(ConformanceError):
 
 class SchemaError(InputError):
     """A tool JSON schema that cannot be sanitized for a provider."""
+
+
+def one_line(exc: Exception) -> str:
+    """A one-line account of `exc`: the first problem of a pydantic `ValidationError` (with its
+    field and how many more there are), otherwise the message with its whitespace collapsed."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        problems = errors()
+        if problems:
+            first = problems[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return f"{field}: {first.get('msg', '')}{more}"
+    return " ".join(str(exc).split())
