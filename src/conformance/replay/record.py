@@ -19,9 +19,11 @@ cassette is reported, so a reviewer sees semantic drift, not YAML noise.
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -58,6 +60,12 @@ class RecordReport:
     skipped: list[str] = field(default_factory=list)
     drift: dict[str, str] = field(default_factory=dict)
     """Scenario → the change in its normalized outcome against the previous cassette."""
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every recording (loading the CA store takes tens of milliseconds)."""
+    return ssl.create_default_context()
 
 
 def _outcome(provider: str, cassette: Cassette) -> list[dict[str, object]]:
@@ -104,7 +112,7 @@ def record_scenario(
         report.kept.append(scenario.id)
         return
     url, headers = apply_auth(wire, profile, key)
-    with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0)) as client:
+    with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client:
         response = client.request(wire.method, url, content=body, headers=headers)
         data = response.read()
     secrets = (key,) if key else ()
