@@ -60,6 +60,13 @@ def _damaged(rng: random.Random, text: bytes) -> bytes:
 # framers ---------------------------------------------------------------------------------------
 
 
+def _frame(framer: str, chunks: list[bytes]) -> None:
+    decoder = SSEDecoder() if framer == "sse" else NDJSONDecoder()
+    for chunk in chunks:
+        decoder.feed(chunk)
+    decoder.finish()
+
+
 @pytest.mark.parametrize("framer", ["sse", "ndjson"])
 def test_framers(framer: str) -> None:
     tally = Tally(f"{framer} framer")
@@ -74,13 +81,9 @@ def test_framers(framer: str) -> None:
         for _ in range(batch_size()):
             cases.append(mutator.chunks(mutator.data(body)))
         for case in cases:
-            with tally.run(sum(len(c) for c in case)):
-                decoder = SSEDecoder() if framer == "sse" else NDJSONDecoder()
-                for chunk in case:
-                    decoder.feed(chunk)
-                decoder.finish()
-            with tally.run(sum(len(c) for c in case)):
-                (parse_sse if framer == "sse" else parse_ndjson)(b"".join(case))
+            size = sum(len(c) for c in case)
+            tally.call(size, lambda c=case: _frame(framer, c))
+            tally.call(size, lambda c=case: (parse_sse if framer == "sse" else parse_ndjson)(b"".join(c)))
 
     run()
     tally.report()
@@ -100,14 +103,16 @@ def test_transcript_loader() -> None:
             clean = b"".join(jsonl_line(m) for m in messages)
             for data in [clean, *(Mutator(rng).data(clean) for _ in range(batch_size()))]:
                 path = _file(Path(tmp), data, ".jsonl")
-                with tally.run(len(data)):
-                    loaded = load_transcript(path)
-                    for message in loaded.messages:
-                        json.dumps(message.model_dump(mode="json"))
+                tally.call(len(data), lambda p=path: _transcript(p))
                 path.unlink()
 
         run()
     tally.report()
+
+
+def _transcript(path: Path) -> None:
+    for message in load_transcript(path).messages:
+        json.dumps(message.model_dump(mode="json"))
 
 
 # scenario and cassette loaders -------------------------------------------------------------------
@@ -128,8 +133,7 @@ def test_yaml_loaders(kind: str) -> None:
             for _ in range(1 + batch_size() // 2):
                 data = _damaged(rng, text)
                 path = _file(Path(tmp), data, ".yaml")
-                with tally.run(len(data)):
-                    load(path)
+                tally.call(len(data), lambda p=path: load(p))
                 path.unlink()
 
         run()
@@ -146,6 +150,7 @@ def _cli(args: list[str]) -> int:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(args)
+    assert code in (0, 1, 2), code
     assert "Traceback" not in err.getvalue() + out.getvalue()
     if code == 2:
         lines = [line for line in err.getvalue().splitlines() if line.strip()]
@@ -176,8 +181,7 @@ def test_cli_input_parsing(command: str) -> None:
                 data = _damaged(rng, text) if command in ("decode", "lint") else Mutator(rng).data(text)
                 if command == "fault":
                     spec = data.decode("utf-8", "replace")
-                    with tally.run(len(data)):
-                        Fault.parse(spec)
+                    tally.call(len(data), lambda s=spec: Fault.parse(s))
                     continue
                 path = _file(Path(tmp), data, ".json" if command in ("encode", "check", "report") else ".yaml")
                 args = {
@@ -197,8 +201,7 @@ def test_cli_input_parsing(command: str) -> None:
                     ],
                     "report": ["report", "--input", str(path), "--out", str(Path(tmp) / "out")],
                 }[command]
-                with tally.run(len(data)):
-                    assert _cli(args) in (0, 1, 2)
+                tally.call(len(data), lambda a=args: _cli(a))
                 path.unlink()
 
         run()
