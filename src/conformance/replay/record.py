@@ -47,6 +47,7 @@ from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
 from conformance.runtime.auth import apply_auth, resolve_key
 from conformance.runtime.reference import ReferenceRuntime, parse_conversation
 from conformance.scenarios import Scenario, load_scenarios
+from conformance.secrets import redact_line
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
@@ -112,10 +113,14 @@ def record_scenario(
         report.kept.append(scenario.id)
         return
     url, headers = apply_auth(wire, profile, key)
-    with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client:
-        response = client.request(wire.method, url, content=body, headers=headers)
-        data = response.read()
     secrets = (key,) if key else ()
+    try:
+        with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client:
+            response = client.request(wire.method, url, content=body, headers=headers)
+            data = response.read()
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:  # refused, unreachable, or not an http(s) URL
+        reason = redact_line(scrub_text(" ".join(str(exc).split()) or type(exc).__name__, secrets))
+        raise InputError(f"cannot record {scenario.id}: {reason}", where=scrub_url(url)) from None
     response_headers: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
         response_headers.setdefault(name, []).append(value)
