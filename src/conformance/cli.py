@@ -19,7 +19,7 @@ from rich.text import Text
 
 from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
-from conformance.exceptions import ConformanceError
+from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json
 from conformance.runtime.loading import load_runtime
 
@@ -198,15 +198,25 @@ COMMAND_MODULES: tuple[str, ...] = ("report", "repair", "lint", "check", "serve"
 which sets `func` (a `Command`) as the parser default."""
 
 
+def _input_error(exc: Exception) -> int:
+    """One line naming the file (an `OSError` names it itself), exit code 2."""
+    if isinstance(exc, OSError) and not isinstance(exc, ConformanceError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = f"{where}{exc.strerror or exc}"
+    else:
+        message = one_line(exc)
+    Console(stderr=True, soft_wrap=True).print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         handler: Command = getattr(args, "func", None) or _COMMANDS[args.command]
         return handler(args)
-    except ConformanceError as exc:
-        Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
-        return 2
+    except (ConformanceError, OSError, UnicodeError) as exc:
+        return _input_error(exc)
     except KeyboardInterrupt:
         return 130
 

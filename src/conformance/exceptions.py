@@ -76,3 +76,17 @@ class SchemaError(InputError):
 
 class ContextBudgetError(InputError):
     """The estimated input leaves no room for output in the model's context window."""
+
+
+def one_line(exc: Exception) -> str:
+    """A one-line account of `exc`: the first problem of a pydantic `ValidationError` (with its
+    field and how many more there are), otherwise the message with its whitespace collapsed."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        problems = errors()
+        if problems:
+            first = problems[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return f"{field}: {first.get('msg', '')}{more}"
+    return " ".join(str(exc).split())

@@ -21,6 +21,7 @@ import orjson
 import yaml
 
 from conformance.exceptions import InputError
+from conformance.wire import jsonvalue
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's loader when available, else the pure-Python one; both build the same data."""
@@ -61,9 +62,47 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
+class YAMLValueError(yaml.YAMLError):
+    """A YAML document that cannot be used (malformed, nested too deep, a lone surrogate), with a
+    one-line `problem`."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(problem)
+
+
 def parse_yaml(text: str) -> Any:
-    """One YAML document with the safe loader (libyaml when present)."""
-    return yaml.load(text, Loader=SafeLoader)
+    """One YAML document with the safe loader (libyaml when present). A document nested deeper
+    than `jsonvalue.MAX_DEPTH` or holding a lone surrogate (``"\\ud800"``, which no file can
+    store) raises `YAMLValueError`, a `yaml.YAMLError` like any malformed document."""
+    try:
+        data = yaml.load(text, Loader=SafeLoader)
+    except RecursionError:
+        raise YAMLValueError(f"nested deeper than {jsonvalue.MAX_DEPTH} levels") from None
+    except yaml.YAMLError as exc:  # one line, with the mark kept for the caller's line number
+        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
+        error = YAMLValueError(" ".join(str(problem).split()))
+        error.problem_mark = getattr(exc, "problem_mark", None)  # type: ignore[attr-defined]
+        raise error from None
+    _check_value(data)
+    return data
+
+
+def _check_value(data: Any) -> None:
+    stack = [(data, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise YAMLValueError(f"lone surrogate in {item[:20]!r}") from None
+            continue
+        if isinstance(item, dict | list):
+            if level >= jsonvalue.MAX_DEPTH:
+                raise YAMLValueError(f"nested deeper than {jsonvalue.MAX_DEPTH} levels")
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: int = 0o644) -> Path:
@@ -87,7 +126,7 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: in
 def read_json(path: Path) -> Any:
     """A JSON file the user named; a missing or malformed one is an `InputError` naming it."""
     try:
-        return orjson.loads(path.read_bytes())
+        return jsonvalue.loads(path.read_bytes())
     except FileNotFoundError:
         raise InputError("no such file", where=str(path)) from None
     except IsADirectoryError:

@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CANARY = "sk-canary-7f3a9c2e1b8d4f60a5e7c9b1d3f5a7c9"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def emulator() -> Iterator[tuple[str, int]]:
+    """One server for the module (it serves interaction by interaction and starts over)."""
     server = serve(ROOT / "cassettes", settings=Settings(chunk_size=17))
     start_in_thread(server)
     try:

@@ -6,13 +6,15 @@ from typing import Any
 
 import orjson
 
+from conformance.wire import jsonvalue
+
 
 def parse_arguments(text: str | None) -> tuple[dict[str, Any], str | None]:
     """`""`, `"{}"`, `null` or absent → `{}`; not a JSON object → `{}` plus the original text."""
     if text is None or not text.strip():
         return {}, None
     try:
-        value = orjson.loads(text)
+        value = jsonvalue.loads(text)
     except orjson.JSONDecodeError:
         return {}, text
     if value is None:

@@ -17,6 +17,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.validation import Validator
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, Conversation, Outcome, ProviderError, StreamEvent
+from conformance.wire import jsonvalue
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def header(headers: Mapping[str, str], name: str) -> str | None:
 def load_json(body: bytes, *, where: str = "response body") -> Any:
     """Parse a JSON body; leading blank lines (DeepSeek keep-alives) are allowed."""
     try:
-        return orjson.loads(body.strip() or b"null")
+        return jsonvalue.loads(body.strip() or b"null")
     except orjson.JSONDecodeError as exc:
         raise WireFormatError(f"not valid JSON ({exc})", where=where) from None
 

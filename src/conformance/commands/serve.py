@@ -20,6 +20,9 @@ def add_parser(sub: Any) -> None:
         default=[],
         help="e.g. '429;retry-after=30;times=1', 529, 'cut=200', error-event, 'rechunk=7'",
     )
+    p.add_argument(
+        "--request-log", metavar="FILE", help="append one JSON line per request received (keys fingerprinted)"
+    )
     p.set_defaults(func=run)
 
 
@@ -30,11 +33,16 @@ def run(args: argparse.Namespace) -> int:
     directory = Path(args.cassettes)
     if not directory.is_dir():
         raise InputError("no such cassette directory", where=str(directory))
-    settings = Settings(chunk_size=args.chunk_size, delay_s=args.delay, faults=[Fault.parse(f) for f in args.fault])
+    settings = Settings(
+        chunk_size=args.chunk_size,
+        delay_s=args.delay,
+        faults=[Fault.parse(f) for f in args.fault],
+        request_log=Path(args.request_log) if args.request_log else None,
+    )
     server = serve(directory, host=args.host, port=args.port, settings=settings)
     port = server.server_address[1]
     print(f"conformance emulator on http://{args.host}:{port} — base URLs:")
-    for name, url in base_urls(args.host, port, sorted(server.catalog.by_provider)).items():  # type: ignore[attr-defined]
+    for name, url in base_urls(args.host, port, sorted(server.catalog.by_provider)).items():
         print(f"  {name}: {url}")
     print("per-request faults: header x-conformance-fault (e.g. '429;retry-after=30'). Ctrl-C stops.", flush=True)
     try:

@@ -175,7 +175,10 @@ class Fault:
 
     @classmethod
     def parse(cls, spec: str) -> Fault:
-        head, *rest = [p.strip() for p in spec.split(";") if p.strip()]
+        parts = [p.strip() for p in spec.split(";") if p.strip()]
+        if not parts:
+            raise InputError("empty fault", where=f"fault {spec!r}")
+        head, *rest = parts
         params: dict[str, str] = {}
         for item in rest:
             key, sep, value = item.partition("=")

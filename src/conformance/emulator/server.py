@@ -4,24 +4,34 @@ Requests go to `http://127.0.0.1:PORT/<provider><base path>/…` (the printed ba
 provider's recorded interaction whose method, path and JSON body match is played back, streamed
 in chunks (with an optional delay), and faults can be injected per request with the
 `x-conformance-fault` header or for the whole server. A request that matches nothing is a 404
-whose body names the nearest recorded request. Multi-interaction cassettes play in order and
-start over once every interaction was played. Binds to loopback only.
+whose body names the nearest recorded request. Serving is interaction by interaction: the first
+matching interaction not yet served answers (a retry of the same request gets the next recorded
+answer); once all were served they start over. Binds to loopback only.
+
+The server is asynchronous (aiohttp on one event loop): a slow stream or a delay never holds a
+thread, and hundreds of concurrent connections are served without resets. `--request-log FILE`
+appends one JSON line per request (see `RequestLog`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlsplit
+
+from aiohttp import web
 
 from conformance.capabilities import get_profile, provider_names
 from conformance.emulator.faults import Fault
+from conformance.exceptions import InputError
 from conformance.replay.cassette import Interaction, load_cassette
+from conformance.secrets import fingerprint_headers, fingerprint_query
 
 FAULT_HEADER = "x-conformance-fault"
 
@@ -67,6 +77,7 @@ class Catalog:
         return catalog
 
     def match(self, provider: str, route: str, body: Any) -> Recorded | str:
+        """The first matching interaction not yet served (all served: they start over), or why none."""
         candidates = [r for r in self.by_provider.get(provider, []) if r.path == route and r.body == body]
         if not candidates:
             same_path = [r for r in self.by_provider.get(provider, []) if r.path == route]
@@ -90,73 +101,111 @@ class Settings:
     chunk_size: int = 64
     delay_s: float = 0.0
     faults: list[Fault] = field(default_factory=list)
+    request_log: Path | None = None
 
 
-def make_handler(catalog: Catalog, settings: Settings) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class RequestLog:
+    """One JSON object per request received, one per line, flushed per line: `seq`, `t` (seconds
+    since the server started, monotonic), `method`, `path`, `query`, `provider`, `cassette`,
+    `interaction` (index of the interaction served, null when none matched), `headers`, `body`
+    (parsed JSON or text) and `status`. A key in a header or the query becomes its fingerprint."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet; nothing of the request is logged
-            return
+    def __init__(self, path: Path, started: float) -> None:
+        try:
+            self._handle: IO[str] = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write the request log ({exc.strerror or exc})", where=str(path)) from None
+        self._started = started
+        self._seq = 0
 
-        def _send(self, status: int, headers: dict[str, str], chunks: list[bytes]) -> None:
-            self.send_response(status)
-            for key, value in headers.items():
-                if key.lower() not in ("content-length", "transfer-encoding", "connection"):
-                    self.send_header(key, value)
-            self.send_header("content-length", str(sum(len(c) for c in chunks)))
-            self.end_headers()
-            for chunk in chunks:
-                self.wfile.write(chunk)
-                self.wfile.flush()
-                if settings.delay_s:
-                    time.sleep(settings.delay_s)
+    def write(self, request: web.Request, body: bytes, provider: str, found: Recorded | None, status: int) -> None:
+        parsed = _json(body)
+        entry = {
+            "seq": self._seq,
+            "t": round(time.monotonic() - self._started, 6),
+            "method": request.method,
+            "path": request.path,
+            "query": fingerprint_query(request.query_string),
+            "provider": provider,
+            "cassette": None if found is None else found.cassette.as_posix(),
+            "interaction": None if found is None else found.index,
+            "headers": fingerprint_headers(dict(request.headers)),
+            "body": parsed.decode("utf-8", "replace") if isinstance(parsed, bytes) else parsed,
+            "status": status,
+        }
+        self._seq += 1
+        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._handle.flush()
 
-        def _fault(self) -> Fault | None:
-            spec = self.headers.get(FAULT_HEADER)
-            if spec:
-                return Fault.parse(spec)
-            for fault in settings.faults:
-                if fault.times is None or fault.times > 0:
-                    if fault.times is not None:
-                        fault.times -= 1
-                    return fault
-            return None
+    def close(self) -> None:
+        self._handle.close()
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length) if length else b""
-            provider, _, rest = self.path.lstrip("/").partition("/")
-            if provider not in catalog.by_provider:
-                self._send(
-                    404,
-                    {"content-type": "application/json"},
-                    [json.dumps({"error": f"no cassettes for provider {provider!r}"}).encode()],
-                )
-                return
-            route = "/" + rest
-            route_path, _, query = route.partition("?")
-            query = "&".join(q for q in query.split("&") if q and not q.startswith("key="))
-            route = route_path + (f"?{query}" if query else "")
-            dialect = get_profile(provider).dialect
-            fault = self._fault()
-            if fault is not None and (error := fault.error_response(dialect)) is not None:
-                self._send(error[0], error[1], [error[2]])
-                return
-            found = catalog.match(provider, route, _json(body))
-            if isinstance(found, str):
-                self._send(404, {"content-type": "application/json"}, [json.dumps({"error": found}).encode()])
-                return
-            response = found.interaction.response
-            payload = response.body if fault is None else fault.shape_stream(response.body, dialect)
-            chunks = (
-                fault.chunks(payload, settings.chunk_size)
-                if fault is not None
-                else Fault("none").chunks(payload, settings.chunk_size)
-            )
-            self._send(response.status, response.flat_headers(), chunks)
 
-    return Handler
+class Emulator:
+    """The request handler: match, inject faults, stream the recorded response in chunks."""
+
+    def __init__(self, catalog: Catalog, settings: Settings, log: RequestLog | None) -> None:
+        self.catalog = catalog
+        self.settings = settings
+        self.log = log
+
+    def _fault(self, request: web.Request) -> Fault | None:
+        spec = request.headers.get(FAULT_HEADER)
+        if spec:
+            return Fault.parse(spec)
+        for fault in self.settings.faults:
+            if fault.times is None or fault.times > 0:
+                if fault.times is not None:
+                    fault.times -= 1
+                return fault
+        return None
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        provider, _, rest = request.path.lstrip("/").partition("/")
+        found: Recorded | None = None
+        try:
+            status, headers, chunks, found = self._answer(request, provider, rest, body)
+        except InputError as exc:  # a malformed fault header
+            status, headers, chunks = 400, {"content-type": "application/json"}, [_error(str(exc))]
+        if self.log is not None:
+            self.log.write(request, body, provider, found, status)
+        response = web.StreamResponse(status=status)
+        for key, value in headers.items():
+            if key.lower() not in ("content-length", "transfer-encoding", "connection"):
+                response.headers[key] = value
+        response.content_length = sum(len(c) for c in chunks)
+        await response.prepare(request)
+        for chunk in chunks:
+            await response.write(chunk)
+            if self.settings.delay_s:
+                await asyncio.sleep(self.settings.delay_s)
+        await response.write_eof()
+        return response
+
+    def _answer(
+        self, request: web.Request, provider: str, rest: str, body: bytes
+    ) -> tuple[int, dict[str, str], list[bytes], Recorded | None]:
+        json_type = {"content-type": "application/json"}
+        if provider not in self.catalog.by_provider:
+            return 404, json_type, [_error(f"no cassettes for provider {provider!r}")], None
+        query = "&".join(q for q in request.query_string.split("&") if q and not q.startswith("key="))
+        route = "/" + rest + (f"?{query}" if query else "")
+        dialect = get_profile(provider).dialect
+        fault = self._fault(request)
+        if fault is not None and (error := fault.error_response(dialect)) is not None:
+            return error[0], error[1], [error[2]], None
+        found = self.catalog.match(provider, route, _json(body))
+        if isinstance(found, str):
+            return 404, json_type, [_error(found)], None
+        response = found.interaction.response
+        payload = response.body if fault is None else fault.shape_stream(response.body, dialect)
+        chunks = (fault or Fault("none")).chunks(payload, self.settings.chunk_size)
+        return response.status, response.flat_headers(), chunks, found
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": message}).encode()
 
 
 def base_urls(host: str, port: int, providers: list[str]) -> dict[str, str]:
@@ -167,19 +216,67 @@ def base_urls(host: str, port: int, providers: list[str]) -> dict[str, str]:
     return out
 
 
+class EmulatorServer:
+    """A bound server (call `serve_forever`, or `start_in_thread`; then `shutdown` and
+    `server_close`). `server_address` is `(host, port)`; `catalog` what it serves."""
+
+    def __init__(self, catalog: Catalog, settings: Settings, host: str, port: int) -> None:
+        self.catalog = catalog
+        self.loop = asyncio.new_event_loop()
+        self._thread: threading.Thread | None = None
+        self.log = RequestLog(settings.request_log, time.monotonic()) if settings.request_log else None
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", Emulator(catalog, settings, self.log).handle)
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self.loop.run_until_complete(self.runner.setup())
+        site = web.TCPSite(self.runner, host, port, backlog=4096, reuse_address=True)
+        try:
+            self.loop.run_until_complete(site.start())
+        except OSError as exc:
+            self.server_close()
+            reason = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+            raise InputError(f"cannot listen on {host}:{port}: {reason}", where="--port") from None
+        sockets = self.runner.addresses
+        self.server_address: tuple[str, int] = (host, int(sockets[0][1]))
+
+    def serve_forever(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def shutdown(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def server_close(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.run_until_complete(self.runner.cleanup())
+        self.loop.close()
+        if self.log is not None:
+            self.log.close()
+
+
 def serve(
     directory: Path, *, host: str = "127.0.0.1", port: int = 0, settings: Settings | None = None
-) -> ThreadingHTTPServer:
-    """A server bound to loopback (not started: call `serve_forever`, or `start_in_thread`)."""
+) -> EmulatorServer:
+    """A server bound to loopback, serving the cassettes under `directory` (not started)."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError("the emulator binds to loopback only")
+    if not 0 <= port <= 65535:
+        raise InputError(f"port {port} is out of range (0-65535)", where="--port")
     catalog = Catalog.load(directory)
-    server = ThreadingHTTPServer((host, port), make_handler(catalog, settings or Settings()))
-    server.catalog = catalog  # type: ignore[attr-defined]
-    return server
+    if not catalog.by_provider:
+        known = ", ".join(provider_names())
+        raise InputError(
+            f"no cassettes to serve (expected <provider>/*.yaml for one of: {known})", where=str(directory)
+        )
+    return EmulatorServer(catalog, settings or Settings(), host, port)
 
 
-def start_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
+def start_in_thread(server: EmulatorServer) -> threading.Thread:
     thread = threading.Thread(target=server.serve_forever, name="conformance-emulator", daemon=True)
+    server._thread = thread
     thread.start()
     return thread

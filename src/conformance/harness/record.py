@@ -19,9 +19,11 @@ cassette is reported, so a reviewer sees semantic drift, not YAML noise.
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +49,7 @@ from conformance.runtime.auth import apply_auth, resolve_key
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 from conformance.scenarios.loader import deep_merge, minimal_override, override_providers
+from conformance.secrets import redact_line
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
@@ -60,6 +63,12 @@ class RecordReport:
     skipped: list[str] = field(default_factory=list)
     drift: dict[str, str] = field(default_factory=dict)
     """Scenario → the change in its normalized outcome against the previous cassette."""
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every recording (loading the CA store takes tens of milliseconds)."""
+    return ssl.create_default_context()
 
 
 def _outcome(provider: str, cassette: Cassette) -> list[dict[str, object]]:
@@ -105,10 +114,14 @@ def record_scenario(
         report.kept.append(scenario.id)
         return
     url, headers = apply_auth(wire, profile, key)
-    with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0)) as client:
-        response = client.request(wire.method, url, content=body, headers=headers)
-        data = response.read()
     secrets = (key,) if key else ()
+    try:
+        with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client:
+            response = client.request(wire.method, url, content=body, headers=headers)
+            data = response.read()
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:  # refused, unreachable, or not an http(s) URL
+        reason = redact_line(scrub_text(" ".join(str(exc).split()) or type(exc).__name__, secrets))
+        raise InputError(f"cannot record {scenario.id}: {reason}", where=scrub_url(url)) from None
     response_headers: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
         response_headers.setdefault(name, []).append(value)

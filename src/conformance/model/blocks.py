@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from conformance.wire.jsonvalue import MAX_DEPTH, depth
+
+
+def _bounded(value: dict[str, Any]) -> dict[str, Any]:
+    if depth(value) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels (it could not be written back as JSON)")
+    return value
+
+
+JSONObject = Annotated[dict[str, Any], AfterValidator(_bounded)]
+"""A JSON object from outside (tool arguments, a tool schema), at most `MAX_DEPTH` deep."""
 
 
 class _Block(BaseModel):
@@ -34,7 +46,7 @@ class ToolCallBlock(_Block):
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JSONObject = Field(default_factory=dict)
     raw_arguments: str | None = None
     """The wire argument text, only when it was not a JSON object."""
     signature: str | None = None

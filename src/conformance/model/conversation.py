@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from conformance.model.blocks import JSONObject
 from conformance.model.messages import Message
 
 
@@ -17,7 +18,7 @@ class ToolSpec(BaseModel):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: JSONObject = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 class Options(BaseModel):

@@ -90,14 +90,14 @@ class Matrix(BaseModel):
 
     @classmethod
     def load(cls, path: Path) -> Matrix:
-        from conformance.exceptions import InputError
+        from conformance.exceptions import InputError, one_line
 
         try:
             return cls.model_validate_json(path.read_bytes())
         except FileNotFoundError:
             raise InputError("no such matrix file", where=str(path)) from None
         except ValueError as exc:
-            raise InputError(f"not a matrix.json: {exc}", where=str(path)) from None
+            raise InputError(f"not a matrix.json: {one_line(exc)}", where=str(path)) from None
 
 
 _PRECEDENCE: tuple[Verdict, ...] = ("error", "fail", "pass", "skipped", "missing", "unsupported")

@@ -57,7 +57,7 @@ class Scanner:
     work: int = 0
     _start: int = -1
 
-    def scan_object(self, start: int) -> _Outcome:
+    def scan_object(self, start: int) -> _Outcome:  # noqa: C901 - one flat pass over the characters, for speed
         """Validate the object starting at `start` (a ``{``)."""
         text, n = self.text, len(self.text)
         self._start = start  # a try's own start is never tried again: not remembered

@@ -115,6 +115,8 @@ def _load_scenario(path: Path, root: Path | None) -> Scenario:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such scenario file", where=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
     try:
         data = parse_yaml(text)
     except yaml.YAMLError as exc:

@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from conformance.wire import jsonvalue
+
 
 @dataclass(frozen=True, slots=True)
 class NDJSONRecord:
@@ -44,7 +46,7 @@ class NDJSONDecoder:
             return None
         text = stripped.decode("utf-8", errors="replace")
         try:
-            return NDJSONRecord(self._line_no, orjson.loads(stripped), text)
+            return NDJSONRecord(self._line_no, jsonvalue.loads(stripped), text)
         except orjson.JSONDecodeError as exc:
             return NDJSONRecord(self._line_no, None, text, f"invalid JSON: {exc}")
 

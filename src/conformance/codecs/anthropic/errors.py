@@ -20,6 +20,7 @@ from conformance.codecs.anthropic.vocabulary import ERROR_TYPES
 from conformance.codecs.base import header
 from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
 from conformance.model import ProviderError
+from conformance.wire import jsonvalue
 
 _MESSAGE_LIMIT = 2000
 """Characters of a non-JSON body kept as the error message (e.g. an HTML page from a proxy)."""
@@ -77,7 +78,7 @@ def classify(status: int, headers: Mapping[str, str], body: bytes, profile: Prov
     del profile  # the vocabulary is the dialect's; no provider flag changes it
     wait = retry_after(headers)
     try:
-        payload = orjson.loads(body) if body.strip() else None
+        payload = jsonvalue.loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
         text = body.decode("utf-8", errors="replace").strip()
         return make_error(kind_for_status(status), status=status, message=text[:_MESSAGE_LIMIT], retry_after_s=wait)

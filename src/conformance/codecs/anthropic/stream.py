@@ -31,7 +31,7 @@ from conformance.model import (
     StartEvent,
     StreamEvent,
 )
-from conformance.wire import SSEDecoder
+from conformance.wire import SSEDecoder, jsonvalue
 
 # delta type → the part kind it extends
 _DELTA_KINDS: dict[str, PartKind] = {
@@ -94,7 +94,7 @@ class AnthropicStream:
         if self._ended:
             return
         try:
-            data = orjson.loads(raw)
+            data = jsonvalue.loads(raw)
         except orjson.JSONDecodeError as exc:
             if final:  # the last frame of a cut stream; finish() reports the interruption
                 self._truncated = True
@@ -104,7 +104,8 @@ class AnthropicStream:
             # The hot path, inline: a text, thinking or tool-input delta extending its open block.
             index = data.get("index")
             delta: Any = data.get("delta")
-            fast = _FAST_DELTAS.get(delta.get("type")) if delta.__class__ is dict else None  # type: ignore[arg-type]
+            kind = delta.get("type") if delta.__class__ is dict else None
+            fast = _FAST_DELTAS.get(kind) if kind.__class__ is str else None  # a list or object is not a type
             if fast is not None and index.__class__ is int:
                 value = delta.get(fast[0])
                 if value.__class__ is str and self._builder.append(index, fast[1], value):

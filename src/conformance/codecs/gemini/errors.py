@@ -16,6 +16,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import kind_for_status, make_error, parse_duration, retry_after_from_headers
 from conformance.codecs.gemini.tables import ERROR_REASONS, RETRY_INFO_TYPE, STATUS_NAMES
 from conformance.model import ErrorKind, ProviderError
+from conformance.wire import jsonvalue
 
 _MAX_MESSAGE = 500
 
@@ -85,7 +86,7 @@ def error_from_payload(payload: Any, *, status: int | None = None) -> ProviderEr
 def classify(status: int, headers: Mapping[str, str], body: bytes, profile: ProviderProfile) -> ProviderError:
     del profile  # one Gemini vocabulary for every profile of this dialect
     try:
-        data = orjson.loads(body) if body.strip() else None
+        data = jsonvalue.loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
         data = None
     error = _envelope(data)

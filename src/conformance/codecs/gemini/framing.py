@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from conformance.exceptions import WireFormatError
-from conformance.wire import SSEDecoder
+from conformance.wire import SSEDecoder, jsonvalue
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,7 @@ class _JsonScanner:
 
 def _frame(text: str, where: str, *, final: bool) -> Frame:
     try:
-        return Frame(orjson.loads(text), where=where, final=final)
+        return Frame(jsonvalue.loads(text), where=where, final=final)
     except orjson.JSONDecodeError as exc:
         return Frame(None, f"invalid JSON ({exc}): {text[:120]!r}", where, final)
 

@@ -14,6 +14,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
 from conformance.codecs.ollama.tables import MESSAGE_KINDS, MIDSTREAM_ERROR_KIND, MODEL_NOT_FOUND
 from conformance.model import ErrorKind, ProviderError
+from conformance.wire import jsonvalue
 
 _MAX_MESSAGE = 500
 
@@ -43,7 +44,7 @@ def error_from_message(message: str, *, status: int | None, headers: Mapping[str
 def classify(status: int, headers: Mapping[str, str], body: bytes, profile: ProviderProfile) -> ProviderError:
     del profile  # one Ollama vocabulary for every profile of this dialect
     try:
-        data = orjson.loads(body) if body.strip() else None
+        data = jsonvalue.loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
         data = None
     message = error_message(data)

@@ -20,6 +20,7 @@ import orjson
 
 from conformance.codecs.arguments import coerce_arguments
 from conformance.model import AssistantBlock, AssistantMessage, TextBlock, ToolCallBlock, ToolSpec
+from conformance.wire import jsonvalue
 
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
 
@@ -57,7 +58,7 @@ def render_result(name: str | None, call_id: str, text: str, *, is_error: bool =
 
 def _parse_calls(body: str) -> list[tuple[str, dict[str, Any], str | None]] | None:
     try:
-        value = orjson.loads(body.strip())
+        value = jsonvalue.loads(body.strip())
     except orjson.JSONDecodeError:
         return None
     calls = value.get("tool_calls") if isinstance(value, dict) else None

@@ -128,7 +128,8 @@ class ChoiceState:
         if call.__class__ is not dict or len(call) != 2:
             return False
         fn = call.get("function")
-        key = self._index_ids.get(call.get("index"))  # type: ignore[arg-type]
+        index = call.get("index")
+        key = self._index_ids.get(index) if index.__class__ is int else None  # a list or object is no index
         if key is None or fn.__class__ is not dict or len(fn) != 1:
             return False
         fragment = fn.get("arguments")

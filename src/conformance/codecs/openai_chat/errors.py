@@ -22,6 +22,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import is_context_overflow, kind_for_status, make_error, retry_after_from_headers
 from conformance.codecs.openai_chat.tables import AUTH_MESSAGES, ERROR_CODES, OPENROUTER_ERROR_TYPES, UPSTREAM_TYPES
 from conformance.model import ErrorKind, ProviderError
+from conformance.wire import jsonvalue
 
 _MESSAGE_LIMIT = 2000
 
@@ -35,7 +36,7 @@ def _upstream_kind(raw: str) -> tuple[ErrorKind | None, str | None]:
     Anthropic / OpenAI `error.type` or `code`, Google `error.status` (the body may be wrapped in a
     list), a flat envelope (Mistral), or a context-window wording anywhere in the text."""
     try:
-        body = orjson.loads(raw)
+        body = jsonvalue.loads(raw)
     except orjson.JSONDecodeError:
         body = None
     if isinstance(body, list) and body:
@@ -113,7 +114,7 @@ def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float
 def classify(status: int, headers: Mapping[str, str], body: bytes, profile: ProviderProfile) -> ProviderError:
     retry = retry_after_from_headers(headers)
     try:
-        payload: Any = orjson.loads(body.strip() or b"null")
+        payload: Any = jsonvalue.loads(body.strip() or b"null")
     except orjson.JSONDecodeError:
         payload = body.decode("utf-8", errors="replace")[:_MESSAGE_LIMIT]
     if payload is None:

@@ -27,7 +27,7 @@ from conformance.codecs.openai_chat.content import ChoiceState, first_choice, us
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
-from conformance.wire import SSEDecoder
+from conformance.wire import SSEDecoder, jsonvalue
 
 
 class OpenAIChatStream:
@@ -107,7 +107,7 @@ class OpenAIChatStream:
             self._started = True
             self._builder.emit(StartEvent)
         try:
-            data: Any = orjson.loads(raw)
+            data: Any = jsonvalue.loads(raw)
         except orjson.JSONDecodeError:
             if final:  # the last frame of a cut stream, not corrupt data: finish() reports the cut
                 return

@@ -1,0 +1,46 @@
+"""The one JSON parser for what comes from outside (response bodies, stream events, tool
+arguments, files): `orjson.loads`, refusing values nested deeper than `MAX_DEPTH`.
+
+The parser accepts 1,024 levels but the serializer stops at 254, so a value between the two would
+parse and then fail as an untyped error wherever it is written back (an outcome, a cassette, a
+report). Refused here, it is just invalid JSON: every caller already handles
+`orjson.JSONDecodeError` (a `ValueError`) as such.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+MAX_DEPTH = 200
+"""Deepest nesting accepted (a value this deep still serializes inside an outcome's envelope)."""
+
+
+def depth(value: Any, *, stop: int = MAX_DEPTH + 1) -> int:
+    """How deep `value` nests (a scalar is 0), without recursion; stops counting at `stop`."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest >= stop:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def loads(data: bytes | bytearray | memoryview | str) -> Any:
+    """Parse JSON; nesting deeper than `MAX_DEPTH` raises `orjson.JSONDecodeError` like bad syntax."""
+    value = orjson.loads(data)
+    if isinstance(value, dict | list):
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+        if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
+            raise orjson.JSONDecodeError(f"JSON nested deeper than {MAX_DEPTH} levels", "", 0)
+    return value
