@@ -13,7 +13,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "conformance"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("exceptions", "fileio"),
+    ("exceptions", "jsonvalue", "fileio"),
     ("model",),
     ("wire",),
     ("capabilities", "secrets"),

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import orjson
 import yaml
 
+from conformance import jsonvalue
 from conformance.exceptions import InputError
-from conformance.wire import jsonvalue
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's loader when available, else the pure-Python one; both build the same data."""

@@ -11,9 +11,9 @@ import pytest
 
 from conformance.capabilities import get_profile, provider_names
 from conformance.exceptions import ConformanceError
+from conformance.jsonvalue import MAX_DEPTH, loads
 from conformance.model import AssistantMessage
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.wire.jsonvalue import MAX_DEPTH, loads
 
 RUNTIME = ReferenceRuntime()
 DIALECT_PROVIDER = {get_profile(p).dialect: p for p in reversed(provider_names())}

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from conformance.wire import jsonvalue
+from conformance import jsonvalue
 
 
 def parse_arguments(text: str | None) -> tuple[dict[str, Any], str | None]:

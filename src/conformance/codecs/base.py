@@ -13,11 +13,11 @@ from typing import Any, Protocol
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.validation import Validator
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, Conversation, Outcome, ProviderError, StreamEvent
-from conformance.wire import jsonvalue
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from conformance.wire.jsonvalue import MAX_DEPTH, depth
+from conformance.jsonvalue import MAX_DEPTH, depth
 
 
 def _bounded(value: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from conformance.wire import jsonvalue
+from conformance import jsonvalue
 
 
 @dataclass(frozen=True, slots=True)

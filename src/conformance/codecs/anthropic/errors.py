@@ -15,12 +15,12 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.anthropic.vocabulary import ERROR_TYPES
 from conformance.codecs.base import header
 from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
 from conformance.model import ProviderError
-from conformance.wire import jsonvalue
 
 _MESSAGE_LIMIT = 2000
 """Characters of a non-JSON body kept as the error message (e.g. an HTML page from a proxy)."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.anthropic.content import add_block, as_object, merge_usage, set_stop, usage_of
 from conformance.codecs.anthropic.errors import error_from_payload
@@ -31,7 +32,7 @@ from conformance.model import (
     StartEvent,
     StreamEvent,
 )
-from conformance.wire import SSEDecoder, jsonvalue
+from conformance.wire import SSEDecoder
 
 # delta type → the part kind it extends
 _DELTA_KINDS: dict[str, PartKind] = {

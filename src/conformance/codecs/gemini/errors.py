@@ -12,11 +12,11 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import kind_for_status, make_error, parse_duration, retry_after_from_headers
 from conformance.codecs.gemini.tables import ERROR_REASONS, RETRY_INFO_TYPE, STATUS_NAMES
 from conformance.model import ErrorKind, ProviderError
-from conformance.wire import jsonvalue
 
 _MAX_MESSAGE = 500
 

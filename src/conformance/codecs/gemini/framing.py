@@ -15,8 +15,9 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.exceptions import WireFormatError
-from conformance.wire import SSEDecoder, jsonvalue
+from conformance.wire import SSEDecoder
 
 
 @dataclass(frozen=True, slots=True)

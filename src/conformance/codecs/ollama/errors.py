@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import kind_for_status, make_error, retry_after_from_headers
 from conformance.codecs.ollama.tables import MESSAGE_KINDS, MIDSTREAM_ERROR_KIND, MODEL_NOT_FOUND
 from conformance.model import ErrorKind, ProviderError
-from conformance.wire import jsonvalue
 
 _MAX_MESSAGE = 500
 

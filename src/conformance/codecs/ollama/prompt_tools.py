@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.codecs.arguments import coerce_arguments
 from conformance.model import AssistantBlock, AssistantMessage, TextBlock, ToolCallBlock, ToolSpec
-from conformance.wire import jsonvalue
 
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
 

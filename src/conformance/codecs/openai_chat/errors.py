@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.errorkit import is_context_overflow, kind_for_status, make_error, retry_after_from_headers
 from conformance.codecs.openai_chat.tables import AUTH_MESSAGES, ERROR_CODES, OPENROUTER_ERROR_TYPES, UPSTREAM_TYPES
 from conformance.model import ErrorKind, ProviderError
-from conformance.wire import jsonvalue
 
 _MESSAGE_LIMIT = 2000
 

@@ -21,13 +21,14 @@ from typing import Any
 
 import orjson
 
+from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
-from conformance.wire import SSEDecoder, jsonvalue
+from conformance.wire import SSEDecoder
 
 
 class OpenAIChatStream:
