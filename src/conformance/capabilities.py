@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from conformance.exceptions import UnknownProviderError
 
-Dialect = Literal["openai_chat", "anthropic", "gemini", "ollama"]
-AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "query-key", "none"]
+Dialect = Literal["openai_chat", "openai_responses", "anthropic", "gemini", "ollama"]
+AuthStyle = Literal["bearer", "api-key", "x-api-key", "x-goog-api-key", "query-key", "none"]
 
 
 class ModelInfo(BaseModel):
@@ -67,6 +67,14 @@ class ProviderProfile(BaseModel):
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
+    deployment_in_path: bool = False
+    """The model names a deployment in the URL: `/deployments/<model>/chat/completions` (Azure)."""
+    api_version: str | None = None
+    """Sent as the `api-version` query parameter (Azure's versioned data-plane API)."""
+    min_max_tokens: int = 1
+    """The smallest max-tokens value the API accepts (OpenAI Responses: 16)."""
+    stored_responses: bool = True
+    """Responses dialect: the server keeps responses, so `previous_response_id` may replace history."""
 
     # response shape
     reasoning_fields: tuple[str, ...] = ()
@@ -123,6 +131,15 @@ class ProviderProfile(BaseModel):
                 best = prefix
         return self.models[best] if best else self.fallback_model
 
+    def endpoint(self, path: str, model: str) -> str:
+        """The request path for `model`: a deployment path and the `api-version` where the profile
+        asks for them."""
+        if self.deployment_in_path:
+            path = f"/deployments/{model}{path}"
+        if self.api_version:
+            path += ("&" if "?" in path else "?") + f"api-version={self.api_version}"
+        return path
+
     def with_base_url(self, base_url: str) -> ProviderProfile:
         return self.model_copy(update={"base_url": base_url.rstrip("/")})
 
@@ -130,6 +147,17 @@ class ProviderProfile(BaseModel):
 _OPENAI_REASONING = ModelInfo(
     context_window=200_000, max_output=100_000, reasoning=True, accepts_stop=False, accepts_temperature=False
 )
+
+_RESPONSES_FALLBACK = ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False)
+"""The Responses API has no `stop` parameter."""
+_RESPONSES_MODELS: dict[str, ModelInfo] = {
+    "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, accepts_stop=False),
+    "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False),
+    "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
+    "o1": _OPENAI_REASONING,
+    "o3": _OPENAI_REASONING,
+    "o4": _OPENAI_REASONING,
+}
 
 _PROFILES: dict[str, ProviderProfile] = {}
 
@@ -316,6 +344,58 @@ for _p in (
         tool_choice_required="any",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,
+    ),
+    ProviderProfile(
+        name="openai_responses",
+        dialect="openai_responses",
+        base_url="https://api.openai.com/v1",
+        auth_style="bearer",
+        key_env=("OPENAI_API_KEY",),
+        default_model="gpt-5-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        thinking_requires_signature=True,
+        models=_RESPONSES_MODELS,
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="azure_responses",
+        dialect="openai_responses",
+        base_url="https://my-resource.openai.azure.com/openai/v1",
+        auth_style="api-key",
+        key_env=("AZURE_OPENAI_API_KEY",),
+        default_model="gpt-5-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        thinking_requires_signature=True,
+        models=_RESPONSES_MODELS,
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="xai_responses",
+        dialect="openai_responses",
+        base_url="https://api.x.ai/v1",
+        auth_style="bearer",
+        key_env=("XAI_API_KEY",),
+        default_model="grok-4-1-fast-reasoning",
+        max_tokens_field="max_output_tokens",
+        thinking_requires_signature=True,
+        schema_strip_keywords=("additionalProperties",),
+        models={"grok": ModelInfo(context_window=256_000, max_output=32_768, reasoning=True, accepts_stop=False)},
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="openrouter_responses",
+        dialect="openai_responses",
+        base_url="https://openrouter.ai/api/v1",
+        auth_style="bearer",
+        key_env=("OPENROUTER_API_KEY",),
+        default_model="openai/gpt-5-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        stored_responses=False,
+        thinking_requires_signature=True,
+        fallback_model=_RESPONSES_FALLBACK,
     ),
     ProviderProfile(
         name="openai-compatible",

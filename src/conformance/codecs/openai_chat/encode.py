@@ -196,4 +196,4 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         if profile.stream_usage_option:
             body["stream_options"] = {"include_usage": True}
     headers = {"content-type": "application/json", **profile.extra_headers}
-    return WireRequest("POST", "/chat/completions", body, headers, stream=opts.stream)
+    return WireRequest("POST", profile.endpoint("/chat/completions", model), body, headers, stream=opts.stream)

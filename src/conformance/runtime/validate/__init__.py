@@ -10,13 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.runtime.validate import anthropic, gemini, ollama, openai_chat
+from conformance.runtime.validate import anthropic, gemini, ollama, openai_chat, openai_responses
 from conformance.runtime.validate.base import Violation
 
 Validator = Callable[[dict[str, Any], ProviderProfile], list[Violation]]
 
 VALIDATORS: dict[str, Validator] = {
     "openai_chat": openai_chat.validate_request,
+    "openai_responses": openai_responses.validate_request,
     "anthropic": anthropic.validate_request,
     "gemini": gemini.validate_request,
     "ollama": ollama.validate_request,
