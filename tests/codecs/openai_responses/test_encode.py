@@ -43,7 +43,7 @@ def encode(conv: dict[str, Any], provider: str = "openai_responses") -> dict[str
 
 
 def test_full_history_sends_items_and_keeps_reasoning_stateless() -> None:
-    body = encode({"messages": HISTORY, "tools": TOOLS, "options": {"max_tokens": 256}})
+    body = encode({"model": "gpt-5-mini", "messages": HISTORY, "tools": TOOLS, "options": {"max_tokens": 256}})
     assert body == {
         "model": "gpt-5-mini",
         "input": [
@@ -86,7 +86,7 @@ def test_full_history_sends_items_and_keeps_reasoning_stateless() -> None:
 
 
 def test_previous_response_id_sends_only_what_follows_the_last_answer() -> None:
-    conv = {"messages": HISTORY, "options": {"previous_response_id": "resp_9", "stream": True}}
+    conv = {"model": "gpt-5-mini", "messages": HISTORY, "options": {"previous_response_id": "resp_9", "stream": True}}
     body = encode(conv)
     assert body["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": "3 °C"}]
     assert body["previous_response_id"] == "resp_9" and body["stream"] is True

@@ -78,10 +78,10 @@ def _arguments(block: ToolCallBlock) -> str:
     return orjson.dumps(block.arguments).decode()
 
 
-def _assistant(message: AssistantMessage, ids: dict[str, str], where: str) -> list[dict[str, Any]]:
+def _assistant(message: AssistantMessage, ids: dict[str, str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     text_item: dict[str, Any] | None = None
-    for j, block in enumerate(message.content):
+    for block in message.content:
         if isinstance(block, TextBlock):
             if text_item is not None and text_item.get("id") == block.signature:
                 text_item["content"].append({"type": "output_text", "text": block.text})
@@ -99,7 +99,7 @@ def _assistant(message: AssistantMessage, ids: dict[str, str], where: str) -> li
         if isinstance(block, ThinkingBlock):
             if block.signature is None:
                 continue  # repair drops unsigned thinking for this dialect; nothing to send it as
-            fields = parse_reasoning_signature(block.signature, f"{where}.content[{j}].signature")
+            fields = parse_reasoning_signature(block.signature)
             summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
             item: dict[str, Any] = {"type": "reasoning", **({"id": fields["id"]} if "id" in fields else {})}
             item["summary"] = summary
@@ -166,7 +166,7 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         elif isinstance(message, UserMessage):
             items.append({"role": "user", "content": _user_content(list(message.content), where)})
         elif isinstance(message, AssistantMessage):
-            items += _assistant(message, ids, where)
+            items += _assistant(message, ids)
         else:
             items.append(_tool_result(message, ids.get(message.tool_call_id, message.tool_call_id), where))
     body: dict[str, Any] = {"model": model, "input": items}

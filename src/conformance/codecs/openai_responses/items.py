@@ -23,7 +23,6 @@ import orjson
 
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_responses.tables import INCOMPLETE_REASONS, STATUS_STOPS
-from conformance.exceptions import InputError
 from conformance.model import Usage
 
 SUMMARY_SEPARATOR = "\n\n"
@@ -41,14 +40,16 @@ def reasoning_signature(item: dict[str, Any]) -> str | None:
     return orjson.dumps(sig).decode() if sig else None
 
 
-def parse_reasoning_signature(signature: str, where: str) -> dict[str, str]:
-    """The reasoning item fields a thinking block's signature holds (see `reasoning_signature`)."""
+def parse_reasoning_signature(signature: str) -> dict[str, str]:
+    """The reasoning item fields a thinking block's signature holds (see `reasoning_signature`); a
+    signature that is not such JSON is taken whole as the `encrypted_content` (an item without an
+    id, as xAI sends them back)."""
     try:
         value = orjson.loads(signature)
     except orjson.JSONDecodeError:
         value = None
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise InputError("not a Responses reasoning signature (JSON with id / encrypted_content)", where=where)
+    if not isinstance(value, dict) or not value or not all(isinstance(v, str) for v in value.values()):
+        return {"encrypted_content": signature}
     return {k: v for k, v in value.items() if k in ("id", "encrypted_content")}
 
 
