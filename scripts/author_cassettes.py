@@ -127,12 +127,29 @@ class Rendered:
         self.output: list[dict[str, Any]] = []
         self.block_signatures: list[str | None] = []
         self.block_types: list[str] = []
+        self.order: list[int] = []
+        """The message's block index of each rendered block."""
+
+    def by_block(self) -> list[tuple[str | None, str]]:
+        """Signature and kind of each block, in the message's (normalized) order."""
+        pairs = dict(zip(self.order, zip(self.block_signatures, self.block_types, strict=True), strict=True))
+        return [pairs[n] for n in sorted(pairs)]
+
+
+THINKING_LAST = False
+"""`--thinking-last`: reasoning items after the other items (a wire order the decoder must undo)."""
 
 
 def render_items(message: AssistantMessage, ids: Ids, refusal: bool) -> Rendered:
     out = Rendered()
     text_item: dict[str, Any] | None = None
-    for block in message.content:
+    order = list(range(len(message.content)))
+    if THINKING_LAST:
+        thinking = [n for n in order if isinstance(message.content[n], ThinkingBlock | RedactedThinkingBlock)]
+        order = [n for n in order if n not in thinking] + thinking
+    for n in order:
+        block = message.content[n]
+        out.order.append(n)
         if isinstance(block, TextBlock):
             if text_item is None:
                 text_item = {
@@ -478,7 +495,7 @@ def override(scenario: Any, source: str, rendered: list[tuple[Outcome, Ids, bool
     if not isinstance(msg, dict):
         return target
     blocks = msg.get("content") or []
-    for block, signature, kind in zip(blocks, items.block_signatures, items.block_types, strict=False):
+    for block, (signature, kind) in zip(blocks, items.by_block(), strict=False):
         if kind == "thinking" and block.get("type") == "redacted_thinking":
             block.pop("data", None)
             block.update({"type": "thinking", "thinking": ""})
@@ -534,8 +551,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--source", required=True)
     parser.add_argument("--target", required=True)
     parser.add_argument("--model", help="the model the scenario entry asks for (and the answers name)")
+    parser.add_argument("--thinking-last", action="store_true", help="reasoning items after the others")
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args(argv)
+    global THINKING_LAST
+    THINKING_LAST = args.thinking_last
     today = datetime.now(UTC).date().isoformat()
     for scenario_id in args.scenarios:
         scenario = next(iter(load_scenarios(ROOT / "scenarios", only=[scenario_id])))
