@@ -385,6 +385,31 @@ def render_answer(outcome: Outcome, *, stream: bool, ids: Ids, model: str) -> by
     return b"".join(ev.frames)
 
 
+OPENAI_ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
+    "overloaded": (
+        503,
+        {"message": "The engine is currently overloaded, please try again later.", "type": "server_error", "param": None, "code": None},
+    ),
+    "server": (
+        500,
+        {
+            "message": "The server had an error while processing your request. Sorry about that!",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        },
+    ),
+}
+"""`--openai-errors`: an HTTP error of another dialect, as OpenAI answers that kind (wire reference §1.5)."""
+
+
+def openai_error(runtime: ReferenceRuntime, source: str, it: Interaction) -> tuple[int, bytes]:
+    outcome = Outcome.model_validate(runtime.decode(source, it.response.status, it.response.flat_headers(), [it.response.body], False))
+    assert outcome.error is not None
+    status, envelope = OPENAI_ERRORS[outcome.error.kind]
+    return status, orjson.dumps({"error": envelope})
+
+
 # cassettes ----------------------------------------------------------------------------------------
 
 
@@ -401,7 +426,9 @@ def _headers(target: str, ids: Ids, source: dict[str, list[str]], content_type: 
     return out
 
 
-def author(kind: str, source: str, target: str, scenario_id: str, today: str, model: str) -> dict[str, Any]:
+def author(
+    kind: str, source: str, target: str, scenario_id: str, today: str, model: str, openai_errors: bool = False
+) -> dict[str, Any]:
     scenario = next(iter(load_scenarios(ROOT / "scenarios", only=[scenario_id])))
     src_path = scenario.cassette_path(source, ROOT)
     cassette = load_cassette(src_path)
@@ -430,6 +457,9 @@ def author(kind: str, source: str, target: str, scenario_id: str, today: str, mo
             body = render_answer(outcome, stream=stream, ids=Ids(target, out_name, i), model=model)
             ctype = "text/event-stream; charset=utf-8" if stream else "application/json"
             rendered_messages.append((outcome, Ids(target, out_name, i), stream))
+        elif status >= 400 and openai_errors:
+            status, body = openai_error(runtime, source, it)
+            ctype = "application/json"
         elif kind == "reframe":
             model = (it.response.json() or {}).get("model") if not stream else None
             if model:
@@ -446,7 +476,7 @@ def author(kind: str, source: str, target: str, scenario_id: str, today: str, mo
                     status=status,
                     body=body,
                     headers=_headers(target, ids, it.response.headers, ctype),
-                    reason=it.response.reason,
+                    reason="Service Unavailable" if status == 503 and it.response.status != 503 else it.response.reason,
                 ),
             )
         )
@@ -551,6 +581,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--source", required=True)
     parser.add_argument("--target", required=True)
     parser.add_argument("--model", help="the model the scenario entry asks for (and the answers name)")
+    parser.add_argument("--openai-errors", action="store_true", help="HTTP errors in OpenAI's envelope")
     parser.add_argument("--thinking-last", action="store_true", help="reasoning items after the others")
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args(argv)
@@ -565,7 +596,7 @@ def main(argv: list[str]) -> int:
         if shared:  # another scenario's cassette: point at the target's copy of it (authored there)
             entry["cassette"] = f"cassettes/{args.target}/{Path(shared).name}"
         model = args.model or MODELS[args.target]
-        target_expected = author(args.kind, args.source, args.target, scenario_id, today, model)
+        target_expected = author(args.kind, args.source, args.target, scenario_id, today, model, args.openai_errors)
         ov = minimal(scenario.spec.expected, target_expected)
         write_entry(scenario.path, args.target, orjson.dumps(entry).decode(), ov)
         print(f"{scenario_id}\t{orjson.dumps(ov).decode()}")
