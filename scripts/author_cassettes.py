@@ -136,6 +136,10 @@ class Rendered:
         return [pairs[n] for n in sorted(pairs)]
 
 
+COMMENT: str | None = None
+"""`--comment`: an SSE comment line the target sends as a keep-alive (OpenRouter), put before the
+first event and after every fifth."""
+
 THINKING_LAST = False
 """`--thinking-last`: reasoning items after the other items (a wire order the decoder must undo)."""
 
@@ -382,13 +386,21 @@ def render_answer(outcome: Outcome, *, stream: bool, ids: Ids, model: str) -> by
         return b"".join(ev.frames)
     kind = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}[status]
     ev.add(kind, response=response_object(rid, model, rendered.output, status, details, usage_of(message)))
+    if COMMENT is not None:
+        comment = f"{COMMENT}\n\n".encode()
+        return comment + b"".join(f + (comment if n % 5 == 4 else b"") for n, f in enumerate(ev.frames))
     return b"".join(ev.frames)
 
 
 OPENAI_ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
     "overloaded": (
         503,
-        {"message": "The engine is currently overloaded, please try again later.", "type": "server_error", "param": None, "code": None},
+        {
+            "message": "The engine is currently overloaded, please try again later.",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        },
     ),
     "server": (
         500,
@@ -404,7 +416,10 @@ OPENAI_ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
 
 
 def openai_error(runtime: ReferenceRuntime, source: str, it: Interaction) -> tuple[int, bytes]:
-    outcome = Outcome.model_validate(runtime.decode(source, it.response.status, it.response.flat_headers(), [it.response.body], False))
+    response = it.response
+    outcome = Outcome.model_validate(
+        runtime.decode(source, response.status, response.flat_headers(), [response.body], False)
+    )
     assert outcome.error is not None
     status, envelope = OPENAI_ERRORS[outcome.error.kind]
     return status, orjson.dumps({"error": envelope})
@@ -582,11 +597,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--target", required=True)
     parser.add_argument("--model", help="the model the scenario entry asks for (and the answers name)")
     parser.add_argument("--openai-errors", action="store_true", help="HTTP errors in OpenAI's envelope")
+    parser.add_argument("--comment", help="an SSE keep-alive comment line of the target, e.g. ': PROCESSING'")
     parser.add_argument("--thinking-last", action="store_true", help="reasoning items after the others")
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args(argv)
-    global THINKING_LAST
+    global THINKING_LAST, COMMENT
     THINKING_LAST = args.thinking_last
+    COMMENT = args.comment
     today = datetime.now(UTC).date().isoformat()
     for scenario_id in args.scenarios:
         scenario = next(iter(load_scenarios(ROOT / "scenarios", only=[scenario_id])))
