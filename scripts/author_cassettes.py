@@ -29,6 +29,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -60,6 +61,8 @@ MODELS: dict[str, str] = {
     "azure_responses": "gpt-4.1-mini-2025-04-14",
     "xai_responses": "grok-4-1-fast-non-reasoning",
     "openrouter_responses": "openai/gpt-4.1-mini",
+    "azure": "gpt-4.1-mini-2025-04-14",
+    "vertex": "gemini-2.5-flash",
 }
 """The model a target's answers name (the request's model is the profile default)."""
 
@@ -72,8 +75,41 @@ FRAMING: dict[str, dict[str, list[str]]] = {
     },
     "xai_responses": {"x-zero-data-retention": ["false"]},
     "openrouter_responses": {"x-generation-id": ["gen-{short}"]},
+    "azure": {
+        "apim-request-id": ["{uuid}"],
+        "x-ms-region": ["East US 2"],
+        "azureml-model-session": ["v20250725-1-163487286"],
+    },
+    "vertex": {"server": ["scaffolding on HTTPServer2"], "x-vertex-ai-llm-request-type": ["shared"]},
 }
 """Response headers of each target besides content-type and the request id."""
+
+TITLES: dict[str, str] = {"gemini": "the Gemini API", "openai": "OpenAI"}
+"""How a `clone` names the source whose provider fact it restates."""
+
+
+def _azure_filters(body: bytes, stream: bool) -> bytes:
+    """Azure OpenAI's content-filter annotations: `prompt_filter_results` (a first chunk with no
+    choices when streaming) and `content_filter_results` on each choice."""
+    safe = {k: {"filtered": False, "severity": "safe"} for k in ("hate", "self_harm", "sexual", "violence")}
+    prompt = [{"prompt_index": 0, "content_filter_results": safe}]
+    if not stream:
+        data = orjson.loads(body)
+        if not isinstance(data, dict) or "choices" not in data:
+            return body
+        data["prompt_filter_results"] = prompt
+        for choice in data["choices"]:
+            filtered = choice.get("finish_reason") == "content_filter"
+            choice["content_filter_results"] = (
+                {**safe, "violence": {"filtered": True, "severity": "high"}} if filtered else safe
+            )
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    first = {"choices": [], "created": 0, "id": "", "model": "", "object": "", "prompt_filter_results": prompt}
+    return b"data: " + orjson.dumps(first) + b"\n\n" + body
+
+
+REFRAMERS: dict[str, Any] = {"azure": _azure_filters}
+"""Per target: how its framing differs from the source's bytes (`reframe`, `clone`)."""
 
 REQUEST_ID: dict[str, str] = {
     "openai_responses": "x-request-id",
@@ -476,9 +512,10 @@ def author(
             status, body = openai_error(runtime, source, it)
             ctype = "application/json"
         elif kind == "reframe":
-            model = (it.response.json() or {}).get("model") if not stream else None
-            if model:
-                body = body.replace(f'"model": "{model}"'.encode(), f'"model": "{model}"'.encode())
+            source_model = str(cassette.meta.get("model") or "")
+            if source_model and model:
+                body = body.replace(source_model.encode(), model.encode())
+            body = REFRAMERS.get(target, lambda b, stream: b)(body, stream)
         interactions.append(
             Interaction(
                 request=RecordedRequest(
@@ -499,7 +536,7 @@ def author(
         "provider": target,
         "scenario": out_name,
         "model": model,
-        "endpoint": "/responses" if kind == "responses" else cassette.meta.get("endpoint"),
+        "endpoint": "/responses" if kind == "responses" else urlsplit(uri).path,
         "source": f"authored by scripts/author_cassettes.py ({kind}) from {src_path.relative_to(ROOT)}",
         "authored": today,
         "harness_version": __version__,
@@ -590,21 +627,45 @@ def write_entry(scenario_path: Path, target: str, entry: str, ov: Any) -> None:
     scenario_path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
+def clone(source: str, target: str, today: str, model: str) -> None:
+    """Every scenario entry of `source` given to `target`: cassettes reframed, overrides and
+    expectations carried over, provider facts restated for the target."""
+    for scenario in load_scenarios(ROOT / "scenarios"):
+        entry = scenario.entry(source)
+        if entry is None or scenario.entry(target) is not None:
+            continue
+        if entry.unsupported:
+            fact = f"as on {TITLES[source]}: {entry.unsupported}"
+            write_entry(scenario.path, target, orjson.dumps({"unsupported": fact}).decode(), None)
+            continue
+        data = entry.model_dump(exclude_none=True, exclude_defaults=True)
+        if entry.cassette:
+            data["cassette"] = f"cassettes/{target}/{Path(entry.cassette).name}"
+        if scenario.check in ("decode", "retry") and scenario.cassette_path(source, ROOT).is_file():
+            author("reframe", source, target, scenario.id, today, model)
+        expected = scenario.spec.expected
+        ov = minimal(expected, scenario.expected_for(source)) if expected is not None else scenario.expected_for(source)
+        write_entry(scenario.path, target, orjson.dumps(data).decode(), ov)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=["responses", "reframe"])
+    parser.add_argument("kind", choices=["responses", "reframe", "clone"])
     parser.add_argument("--source", required=True)
     parser.add_argument("--target", required=True)
     parser.add_argument("--model", help="the model the scenario entry asks for (and the answers name)")
     parser.add_argument("--openai-errors", action="store_true", help="HTTP errors in OpenAI's envelope")
     parser.add_argument("--comment", help="an SSE keep-alive comment line of the target, e.g. ': PROCESSING'")
     parser.add_argument("--thinking-last", action="store_true", help="reasoning items after the others")
-    parser.add_argument("scenarios", nargs="+")
+    parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args(argv)
     global THINKING_LAST, COMMENT
     THINKING_LAST = args.thinking_last
     COMMENT = args.comment
     today = datetime.now(UTC).date().isoformat()
+    if args.kind == "clone":
+        clone(args.source, args.target, today, args.model or MODELS[args.target])
+        return 0
     for scenario_id in args.scenarios:
         scenario = next(iter(load_scenarios(ROOT / "scenarios", only=[scenario_id])))
         source_entry = scenario.entry(args.source)

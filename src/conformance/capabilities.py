@@ -150,13 +150,46 @@ _OPENAI_REASONING = ModelInfo(
 
 _RESPONSES_FALLBACK = ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False)
 """The Responses API has no `stop` parameter."""
-_RESPONSES_MODELS: dict[str, ModelInfo] = {
-    "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, accepts_stop=False),
-    "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False),
+_OPENAI_MODELS: dict[str, ModelInfo] = {
+    "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768),
+    "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384),
     "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
     "o1": _OPENAI_REASONING,
     "o3": _OPENAI_REASONING,
     "o4": _OPENAI_REASONING,
+}
+_RESPONSES_MODELS: dict[str, ModelInfo] = {
+    prefix: info.model_copy(update={"accepts_stop": False}) for prefix, info in _OPENAI_MODELS.items()
+}
+
+_GEMINI_STRIP: tuple[str, ...] = (
+    "$schema",
+    "$id",
+    "$comment",
+    "default",
+    "examples",
+    "title",
+    "additionalProperties",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "propertyNames",
+    "uniqueItems",
+    "multipleOf",
+    "patternProperties",
+    "unevaluatedProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+)
+"""JSON-schema keywords the Gemini dialect (Gemini API and Vertex AI) does not accept."""
+_GEMINI_MODELS: dict[str, ModelInfo] = {
+    "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
+    "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
+    "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
 }
 
 _PROFILES: dict[str, ProviderProfile] = {}
@@ -180,14 +213,7 @@ for _p in (
         reasoning_max_tokens_field="max_completion_tokens",
         stream_usage_option=True,
         schema_strip_keywords=(),
-        models={
-            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768),
-            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384),
-            "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
-            "o1": _OPENAI_REASONING,
-            "o3": _OPENAI_REASONING,
-            "o4": _OPENAI_REASONING,
-        },
+        models=_OPENAI_MODELS,
     ),
     ProviderProfile(
         name="anthropic",
@@ -227,34 +253,8 @@ for _p in (
         schema_enum_as_strings=True,
         schema_string_formats=("enum", "date-time"),
         schema_flatten_combinators=True,
-        schema_strip_keywords=(
-            "$schema",
-            "$id",
-            "$comment",
-            "default",
-            "examples",
-            "title",
-            "additionalProperties",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "propertyNames",
-            "uniqueItems",
-            "multipleOf",
-            "patternProperties",
-            "unevaluatedProperties",
-            "dependentRequired",
-            "dependentSchemas",
-            "contentEncoding",
-            "contentMediaType",
-            "readOnly",
-            "writeOnly",
-            "deprecated",
-        ),
-        models={
-            "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
-            "gemini-3": ModelInfo(context_window=1_048_576, max_output=65_536),
-            "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
-        },
+        schema_strip_keywords=_GEMINI_STRIP,
+        models=_GEMINI_MODELS,
         fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
     ),
     ProviderProfile(
@@ -399,6 +399,41 @@ for _p in (
         stored_responses=False,
         thinking_requires_signature=True,
         fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="azure",
+        dialect="openai_chat",
+        base_url="https://my-resource.openai.azure.com/openai",
+        auth_style="api-key",
+        key_env=("AZURE_OPENAI_API_KEY",),
+        default_model="gpt-4.1-mini",
+        deployment_in_path=True,
+        api_version="2024-10-21",
+        max_tokens_field="max_completion_tokens",
+        reasoning_max_tokens_field="max_completion_tokens",
+        stream_usage_option=True,
+        models=_RESPONSES_MODELS
+        | {k: v.model_copy(update={"accepts_stop": True}) for k, v in _RESPONSES_MODELS.items() if not v.reasoning},
+    ),
+    ProviderProfile(
+        name="vertex",
+        dialect="gemini",
+        base_url="https://aiplatform.googleapis.com/v1/projects/my-project/locations/global/publishers/google",
+        auth_style="bearer",
+        key_env=("VERTEX_AI_ACCESS_TOKEN",),
+        default_model="gemini-2.5-flash",
+        max_tokens_field="maxOutputTokens",
+        strict_alternation=True,
+        alternating_roles=True,
+        schema_inline_refs=True,
+        schema_const_to_enum=True,
+        schema_nullable_style="nullable",
+        schema_enum_as_strings=True,
+        schema_string_formats=("enum", "date-time"),
+        schema_flatten_combinators=True,
+        schema_strip_keywords=_GEMINI_STRIP,
+        models=_GEMINI_MODELS,
+        fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
     ),
     ProviderProfile(
         name="openai-compatible",
