@@ -627,6 +627,19 @@ def write_entry(scenario_path: Path, target: str, entry: str, ov: Any) -> None:
     scenario_path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
+def write_sdk_note(scenario_path: Path, target: str, note: str) -> None:
+    """Put `sdk.<target>` (why the official SDK reads these bytes differently) into a scenario file."""
+    lines = scenario_path.read_text(encoding="utf-8").splitlines()
+    if "sdk:" not in lines:
+        return
+    at = lines.index("sdk:") + 1
+    end = next((n for n in range(at, len(lines)) if not lines[n].startswith(" ")), len(lines))
+    if any(ln.startswith(f"  {target}: ") for ln in lines[at:end]):
+        return
+    lines.insert(at, f"  {target}: {orjson.dumps(note).decode()}")
+    scenario_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def clone(source: str, target: str, today: str, model: str) -> None:
     """Every scenario entry of `source` given to `target`: cassettes reframed, overrides and
     expectations carried over, provider facts restated for the target."""
@@ -646,6 +659,9 @@ def clone(source: str, target: str, today: str, model: str) -> None:
         expected = scenario.spec.expected
         ov = minimal(expected, scenario.expected_for(source)) if expected is not None else scenario.expected_for(source)
         write_entry(scenario.path, target, orjson.dumps(data).decode(), ov)
+        note = scenario.spec.sdk.get(source)
+        if note:
+            write_sdk_note(scenario.path, target, note)
 
 
 def main(argv: list[str]) -> int:
