@@ -63,6 +63,9 @@ MODELS: dict[str, str] = {
     "openrouter_responses": "openai/gpt-4.1-mini",
     "azure": "gpt-4.1-mini-2025-04-14",
     "vertex": "gemini-2.5-flash",
+    "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "cerebras": "llama-3.3-70b",
+    "huggingface": "meta-llama/Llama-3.1-8B-Instruct",
 }
 """The model a target's answers name (the request's model is the profile default)."""
 
@@ -81,10 +84,16 @@ FRAMING: dict[str, dict[str, list[str]]] = {
         "azureml-model-session": ["v20250725-1-163487286"],
     },
     "vertex": {"server": ["scaffolding on HTTPServer2"], "x-vertex-ai-llm-request-type": ["shared"]},
+    "together": {"x-together-request-id": ["{short}"], "server": ["cloudflare"]},
+    "cerebras": {"cerebras-request-id": ["{uuid}"]},
+    "huggingface": {"x-inference-provider": ["together"], "x-robots-tag": ["none"]},
 }
 """Response headers of each target besides content-type and the request id."""
 
 TITLES: dict[str, str] = {"gemini": "the Gemini API", "openai": "OpenAI"}
+
+NAMES: dict[str, str] = {"together": "Together AI", "cerebras": "Cerebras", "huggingface": "Hugging Face"}
+"""How a `compat` clone names the target in the provider facts it restates."""
 """How a `clone` names the source whose provider fact it restates."""
 
 
@@ -108,7 +117,42 @@ def _azure_filters(body: bytes, stream: bool) -> bytes:
     return b"data: " + orjson.dumps(first) + b"\n\n" + body
 
 
-REFRAMERS: dict[str, Any] = {"azure": _azure_filters}
+_GATEWAY_FIELDS = frozenset({"provider", "native_finish_reason", "cost", "is_byok", "cost_details"})
+"""Fields an OpenRouter answer carries that a server of its own does not send."""
+
+
+def _strip_gateway(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_gateway(v) for k, v in value.items() if k not in _GATEWAY_FIELDS}
+    if isinstance(value, list):
+        return [_strip_gateway(v) for v in value]
+    return value
+
+
+def _plain_server(body: bytes, stream: bool) -> bytes:
+    """A gateway's answer as the server itself frames it: OpenRouter's own fields removed."""
+    if not stream:
+        try:
+            return orjson.dumps(_strip_gateway(orjson.loads(body)), option=orjson.OPT_INDENT_2) + b"\n"
+        except orjson.JSONDecodeError:
+            return body
+    out = []
+    for line in body.split(b"\n"):
+        if line.startswith(b"data: {"):
+            try:
+                line = b"data: " + orjson.dumps(_strip_gateway(orjson.loads(line[6:])))
+            except orjson.JSONDecodeError:
+                pass
+        out.append(line)
+    return b"\n".join(out)
+
+
+REFRAMERS: dict[str, Any] = {
+    "azure": _azure_filters,
+    "together": _plain_server,
+    "cerebras": _plain_server,
+    "huggingface": _plain_server,
+}
 """Per target: how its framing differs from the source's bytes (`reframe`, `clone`)."""
 
 REQUEST_ID: dict[str, str] = {
@@ -664,9 +708,49 @@ def clone(source: str, target: str, today: str, model: str) -> None:
             write_sdk_note(scenario.path, target, note)
 
 
+def compat(target: str, today: str, model: str, facts: dict[str, str]) -> list[str]:
+    """An OpenAI-compatible server's column: the target's own facts first, then the OpenAI
+    column's cassettes and expectations (reframed), then Groq's provider facts restated for the
+    target (another OpenAI-compatible host). Returns the scenarios left without an entry."""
+    left: list[str] = []
+    for scenario in load_scenarios(ROOT / "scenarios"):
+        if scenario.entry(target) is not None:
+            continue
+        if scenario.id in facts:
+            write_entry(scenario.path, target, orjson.dumps({"unsupported": facts[scenario.id]}).decode(), None)
+            continue
+        entry = scenario.entry("openai")
+        has_cassette = scenario.check not in ("decode", "retry") or scenario.cassette_path("openai", ROOT).is_file()
+        if entry is not None and not entry.unsupported and has_cassette:
+            data = entry.model_dump(exclude_none=True, exclude_defaults=True)
+            if entry.cassette:
+                data["cassette"] = f"cassettes/{target}/{Path(entry.cassette).name}"
+            if scenario.check in ("decode", "retry"):
+                author("reframe", "openai", target, scenario.id, today, model)
+            expected = scenario.spec.expected
+            ov = (
+                minimal(expected, scenario.expected_for("openai"))
+                if expected is not None
+                else scenario.expected_for("openai")
+            )
+            write_entry(scenario.path, target, orjson.dumps(data).decode(), ov)
+            note = scenario.spec.sdk.get("openai")
+            if note:
+                write_sdk_note(scenario.path, target, note)
+            continue
+        groq = scenario.entry("groq")
+        if groq is not None and groq.unsupported:
+            fact = groq.unsupported.replace("Groq", NAMES[target])
+            write_entry(scenario.path, target, orjson.dumps({"unsupported": fact}).decode(), None)
+            continue
+        left.append(scenario.id)
+    return left
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=["responses", "reframe", "clone"])
+    parser.add_argument("kind", choices=["responses", "reframe", "clone", "compat"])
+    parser.add_argument("--facts", help="compat: a JSON file of scenario id → the target's provider fact")
     parser.add_argument("--source", required=True)
     parser.add_argument("--target", required=True)
     parser.add_argument("--model", help="the model the scenario entry asks for (and the answers name)")
@@ -674,11 +758,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--comment", help="an SSE keep-alive comment line of the target, e.g. ': PROCESSING'")
     parser.add_argument("--thinking-last", action="store_true", help="reasoning items after the others")
     parser.add_argument("scenarios", nargs="*")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     global THINKING_LAST, COMMENT
     THINKING_LAST = args.thinking_last
     COMMENT = args.comment
     today = datetime.now(UTC).date().isoformat()
+    if args.kind == "compat":
+        facts = orjson.loads(Path(args.facts).read_bytes()) if args.facts else {}
+        left = compat(args.target, today, args.model or MODELS[args.target], facts)
+        print("\n".join(left))
+        return 0
     if args.kind == "clone":
         clone(args.source, args.target, today, args.model or MODELS[args.target])
         return 0
