@@ -24,6 +24,7 @@ provider's expected form. The cassette's `meta` says it was authored and from wh
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import sys
 from datetime import UTC, datetime
@@ -139,10 +140,8 @@ def _plain_server(body: bytes, stream: bool) -> bytes:
     out = []
     for line in body.split(b"\n"):
         if line.startswith(b"data: {"):
-            try:
+            with contextlib.suppress(orjson.JSONDecodeError):
                 line = b"data: " + orjson.dumps(_strip_gateway(orjson.loads(line[6:])))
-            except orjson.JSONDecodeError:
-                pass
         out.append(line)
     return b"\n".join(out)
 
