@@ -179,6 +179,16 @@ def _hex(*parts: str, n: int = 48) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
 
 
+def answer_seed(outcome: Outcome) -> str:
+    """Ids follow the answer, not the scenario: two scenarios that replay the same answer (a
+    stream and the same stream with keep-alives) serve the same items, so either cassette answers
+    either request."""
+    message = outcome.message or outcome.partial
+    assert message is not None
+    blocks = [b.model_dump(mode="json") for b in message.content]
+    return _hex(orjson.dumps([blocks, message.stop_reason, outcome.error is not None]).decode(), n=16)
+
+
 class Ids:
     """Deterministic item ids for one target and scenario."""
 
@@ -548,9 +558,10 @@ def author(
             outcome = Outcome.model_validate(
                 runtime.decode(source, status, it.response.flat_headers(), [it.response.body], stream)
             )
-            body = render_answer(outcome, stream=stream, ids=Ids(target, out_name, i), model=model)
+            seed = answer_seed(outcome)
+            body = render_answer(outcome, stream=stream, ids=Ids(target, seed, i), model=model)
             ctype = "text/event-stream; charset=utf-8" if stream else "application/json"
-            rendered_messages.append((outcome, Ids(target, out_name, i), stream))
+            rendered_messages.append((outcome, Ids(target, seed, i), stream))
         elif status >= 400 and openai_errors:
             status, body = openai_error(runtime, source, it)
             ctype = "application/json"
