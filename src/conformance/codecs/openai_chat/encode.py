@@ -21,7 +21,8 @@
 Tool-call ids that break the profile's `tool_id_pattern` (Mistral: exactly 9 alphanumerics) are
 remapped deterministically, the same way in the calls and in their results (`tool_ids`); ids that
 fit are sent as they are.
-Unknown options are passed through to the body unchanged.
+Unknown options are passed through to the body unchanged. The path names a deployment and an
+`api-version` where the profile asks for them (Azure OpenAI: `ProviderProfile.endpoint`).
 """
 
 from __future__ import annotations
