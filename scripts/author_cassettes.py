@@ -1,7 +1,9 @@
 """Author the cassettes of a new provider column from another column's cassettes of the same scenarios.
 
     python scripts/author_cassettes.py responses --source openai --target openai_responses SCENARIO...
-    python scripts/author_cassettes.py reframe --source openai --target azure SCENARIO...
+    python scripts/author_cassettes.py reframe --source groq --target together SCENARIO...
+    python scripts/author_cassettes.py clone --source gemini --target vertex
+    python scripts/author_cassettes.py compat --source openai --target cerebras --facts scripts/facts/cerebras.json
     conformance sync-requests --provider <target> --yes   # the request bodies, from the encoder
 
 `responses`: each answer of the source cassette (decoded to the normalized form) is written again
@@ -10,13 +12,18 @@ in the Responses API's framing, from the wire reference (§2.3–2.5): a `respon
 (`response.created` … `response.output_item.added` … deltas … `response.output_item.done` …
 `response.completed | incomplete | failed`). A stream cut before its terminal event stays cut (its
 last frame broken off), an in-band error becomes an `error` event followed by `response.failed`,
-HTTP errors keep their bodies (the Responses API answers them with the same envelope). Item ids
-are derived from the scenario and target names, so re-running gives the same bytes.
+HTTP errors keep their bodies (the Responses API answers them with the same envelope, or
+`--openai-errors` restates another dialect's). Item ids are derived from the answer, so re-running
+gives the same bytes. `--comment` adds a server's keep-alive comments, `--thinking-last` puts
+reasoning items after the others.
 
 `reframe`: the source cassette's bytes for a server of the same dialect, with the target's URL,
-model name and response headers (`FRAMING`).
+model name and response headers (`FRAMING`) and its framing differences (`REFRAMERS`).
+`clone`: every entry of the source column given to the target (cassettes reframed, overrides
+carried, provider facts restated). `compat`: an OpenAI-compatible host's column, its own facts
+first, then the OpenAI column, then Groq's facts restated.
 
-Each run prints, per scenario, the provider override to put in the scenario file: the ids,
+Each run writes, per scenario, the target's entry and override into the scenario file: the ids,
 signatures and `raw_stop_reason` this script wrote into the cassette, merged over the source
 provider's expected form. The cassette's `meta` says it was authored and from what.
 """
