@@ -13,9 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from conformance.exceptions import UnknownProviderError
 
-BuiltinDialect = Literal["openai_chat", "anthropic", "gemini", "ollama"]
+BuiltinDialect = Literal["openai_chat", "openai_responses", "anthropic", "gemini", "ollama"]
 """The wire dialects this package ships a codec for; `codecs.register_codec` adds others."""
-AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "query-key", "none"]
+AuthStyle = Literal["bearer", "api-key", "x-api-key", "x-goog-api-key", "query-key", "none"]
 
 
 class ModelInfo(BaseModel):
@@ -96,6 +96,14 @@ class ProviderProfile(BaseModel):
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
+    deployment_in_path: bool = False
+    """The model names a deployment in the URL: `/deployments/<model>/chat/completions` (Azure)."""
+    api_version: str | None = None
+    """Sent as the `api-version` query parameter (Azure's versioned data-plane API)."""
+    min_max_tokens: int = 1
+    """The smallest max-tokens value the API accepts (OpenAI Responses: 16)."""
+    stored_responses: bool = True
+    """Responses dialect: the server keeps responses, so `previous_response_id` may replace history."""
 
     # response shape
     reasoning_fields: tuple[str, ...] = ()
@@ -161,6 +169,15 @@ class ProviderProfile(BaseModel):
                 best = prefix
         return self.models[best] if best else self.fallback_model
 
+    def endpoint(self, path: str, model: str) -> str:
+        """The request path for `model`: a deployment path and the `api-version` where the profile
+        asks for them."""
+        if self.deployment_in_path:
+            path = f"/deployments/{model}{path}"
+        if self.api_version:
+            path += ("&" if "?" in path else "?") + f"api-version={self.api_version}"
+        return path
+
     def with_base_url(self, base_url: str) -> ProviderProfile:
         return self.model_copy(update={"base_url": base_url.rstrip("/")})
 
@@ -174,6 +191,56 @@ _OPENAI_REASONING = ModelInfo(
     system_role="developer",
     tokenizer="o200k_base",
 )
+
+_RESPONSES_FALLBACK = ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False)
+"""The Responses API has no `stop` parameter."""
+_OPENAI_MODELS: dict[str, ModelInfo] = {
+    "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, tokenizer="o200k_base"),
+    "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, tokenizer="o200k_base"),
+    "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
+    "o1": _OPENAI_REASONING,
+    "o1-mini": _OPENAI_REASONING.model_copy(
+        update={"context_window": 128_000, "max_output": 65_536, "system_message": False, "tool_use": False}
+    ),
+    "o3": _OPENAI_REASONING,
+    "o4": _OPENAI_REASONING,
+}
+_RESPONSES_MODELS: dict[str, ModelInfo] = {
+    prefix: info.model_copy(update={"accepts_stop": False}) for prefix, info in _OPENAI_MODELS.items()
+}
+
+_GEMINI_STRIP: tuple[str, ...] = (
+    "$schema",
+    "$id",
+    "$comment",
+    "default",
+    "examples",
+    "title",
+    "additionalProperties",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "propertyNames",
+    "uniqueItems",
+    "multipleOf",
+    "patternProperties",
+    "unevaluatedProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+)
+"""JSON-schema keywords the Gemini dialect (Gemini API and Vertex AI) does not accept."""
+_GEMINI_MODELS: dict[str, ModelInfo] = {
+    "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
+    "gemini-3": ModelInfo(
+        context_window=1_048_576, max_output=65_536, call_signature_sentinel="skip_thought_signature_validator"
+    ),
+    "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
+    "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
+}
 
 _PROFILES: dict[str, ProviderProfile] = {}
 
@@ -201,17 +268,7 @@ for _p in (
         reasoning_fields_read=("reasoning_content", "reasoning"),
         stream_usage_option=True,
         schema_strip_keywords=(),
-        models={
-            "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, tokenizer="o200k_base"),
-            "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, tokenizer="o200k_base"),
-            "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
-            "o1": _OPENAI_REASONING,
-            "o1-mini": _OPENAI_REASONING.model_copy(
-                update={"context_window": 128_000, "max_output": 65_536, "system_message": False, "tool_use": False}
-            ),
-            "o3": _OPENAI_REASONING,
-            "o4": _OPENAI_REASONING,
-        },
+        models=_OPENAI_MODELS,
     ),
     ProviderProfile(
         name="anthropic",
@@ -254,37 +311,8 @@ for _p in (
         schema_enum_as_strings=True,
         schema_string_formats=("enum", "date-time"),
         schema_flatten_combinators=True,
-        schema_strip_keywords=(
-            "$schema",
-            "$id",
-            "$comment",
-            "default",
-            "examples",
-            "title",
-            "additionalProperties",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "propertyNames",
-            "uniqueItems",
-            "multipleOf",
-            "patternProperties",
-            "unevaluatedProperties",
-            "dependentRequired",
-            "dependentSchemas",
-            "contentEncoding",
-            "contentMediaType",
-            "readOnly",
-            "writeOnly",
-            "deprecated",
-        ),
-        models={
-            "gemini-2.5": ModelInfo(context_window=1_048_576, max_output=65_536),
-            "gemini-3": ModelInfo(
-                context_window=1_048_576, max_output=65_536, call_signature_sentinel="skip_thought_signature_validator"
-            ),
-            "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
-            "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
-        },
+        schema_strip_keywords=_GEMINI_STRIP,
+        models=_GEMINI_MODELS,
         fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
     ),
     ProviderProfile(
@@ -380,6 +408,130 @@ for _p in (
         prefill_flag="prefix",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,
+    ),
+    ProviderProfile(
+        name="openai_responses",
+        dialect="openai_responses",
+        base_url="https://api.openai.com/v1",
+        auth_style="bearer",
+        key_env=("OPENAI_API_KEY",),
+        default_model="gpt-4.1-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        thinking_requires_signature=True,
+        models=_RESPONSES_MODELS,
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="azure_responses",
+        dialect="openai_responses",
+        base_url="https://my-resource.openai.azure.com/openai/v1",
+        auth_style="api-key",
+        key_env=("AZURE_OPENAI_API_KEY",),
+        default_model="gpt-4.1-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        thinking_requires_signature=True,
+        models=_RESPONSES_MODELS,
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="xai_responses",
+        dialect="openai_responses",
+        base_url="https://api.x.ai/v1",
+        auth_style="bearer",
+        key_env=("XAI_API_KEY",),
+        default_model="grok-4-1-fast-non-reasoning",
+        max_tokens_field="max_output_tokens",
+        thinking_requires_signature=True,
+        schema_strip_keywords=("additionalProperties",),
+        models={
+            "grok": ModelInfo(context_window=256_000, max_output=32_768, reasoning=True, accepts_stop=False),
+            "grok-4-1-fast-non-reasoning": ModelInfo(context_window=2_000_000, max_output=30_000, accepts_stop=False),
+        },
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="openrouter_responses",
+        dialect="openai_responses",
+        base_url="https://openrouter.ai/api/v1",
+        auth_style="bearer",
+        key_env=("OPENROUTER_API_KEY",),
+        default_model="openai/gpt-4.1-mini",
+        max_tokens_field="max_output_tokens",
+        min_max_tokens=16,
+        stored_responses=False,
+        thinking_requires_signature=True,
+        fallback_model=_RESPONSES_FALLBACK,
+    ),
+    ProviderProfile(
+        name="azure",
+        dialect="openai_chat",
+        base_url="https://my-resource.openai.azure.com/openai",
+        auth_style="api-key",
+        key_env=("AZURE_OPENAI_API_KEY",),
+        default_model="gpt-4.1-mini",
+        deployment_in_path=True,
+        api_version="2024-10-21",
+        max_tokens_field="max_completion_tokens",
+        reasoning_max_tokens_field="max_completion_tokens",
+        stream_usage_option=True,
+        models=_RESPONSES_MODELS
+        | {k: v.model_copy(update={"accepts_stop": True}) for k, v in _RESPONSES_MODELS.items() if not v.reasoning},
+    ),
+    ProviderProfile(
+        name="vertex",
+        dialect="gemini",
+        base_url="https://aiplatform.googleapis.com/v1/projects/my-project/locations/global/publishers/google",
+        auth_style="bearer",
+        key_env=("VERTEX_AI_ACCESS_TOKEN",),
+        default_model="gemini-2.5-flash",
+        max_tokens_field="maxOutputTokens",
+        strict_alternation=True,
+        alternating_roles=True,
+        schema_inline_refs=True,
+        schema_const_to_enum=True,
+        schema_nullable_style="nullable",
+        schema_enum_as_strings=True,
+        schema_string_formats=("enum", "date-time"),
+        schema_flatten_combinators=True,
+        schema_strip_keywords=_GEMINI_STRIP,
+        models=_GEMINI_MODELS,
+        fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
+    ),
+    ProviderProfile(
+        name="together",
+        dialect="openai_chat",
+        base_url="https://api.together.xyz/v1",
+        auth_style="bearer",
+        key_env=("TOGETHER_API_KEY",),
+        default_model="meta-llama/Llama-3.3-70B-Instruct-Turbo",
+        reasoning_fields=("reasoning",),
+        think_tags=True,
+        send_reasoning_back=False,
+    ),
+    ProviderProfile(
+        name="cerebras",
+        dialect="openai_chat",
+        base_url="https://api.cerebras.ai/v1",
+        auth_style="bearer",
+        key_env=("CEREBRAS_API_KEY",),
+        default_model="llama-3.3-70b",
+        max_tokens_field="max_completion_tokens",
+        reasoning_fields=("reasoning",),
+        think_tags=True,
+        send_reasoning_back=False,
+    ),
+    ProviderProfile(
+        name="huggingface",
+        dialect="openai_chat",
+        base_url="https://router.huggingface.co/v1",
+        auth_style="bearer",
+        key_env=("HF_TOKEN",),
+        default_model="meta-llama/Llama-3.1-8B-Instruct",
+        reasoning_fields=("reasoning_content", "reasoning"),
+        think_tags=True,
+        send_reasoning_back=False,
     ),
     ProviderProfile(
         name="openai-compatible",

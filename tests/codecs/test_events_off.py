@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from conformance.capabilities import get_profile
+from conformance.capabilities import Dialect, get_profile
 from conformance.codecs import codec_for
 from conformance.codecs.base import is_stream
 from conformance.replay.cassette import load_cassette
@@ -27,7 +28,7 @@ STREAMS = [
 
 def test_there_are_streams_of_every_dialect() -> None:
     dialects = {get_profile(path.parent.name).dialect for path, _ in STREAMS}
-    assert dialects == {"openai_chat", "anthropic", "gemini", "ollama"}
+    assert dialects == set(get_args(Dialect))
 
 
 @pytest.mark.parametrize(("path", "index"), STREAMS, ids=[f"{p.parent.name}/{p.stem}#{i}" for p, i in STREAMS])

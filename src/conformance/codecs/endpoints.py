@@ -6,8 +6,7 @@ a dialect's codec is meaningless, so `skip_reason` says why a call is not decode
 is a generation call of the dialect). Matching is on the method and the URL path only, so any host
 (a proxy, a regional endpoint, a gateway) is recognised.
 
-A dialect is one entry of `GENERATION`; a new dialect (e.g. `openai_responses`, `POST …/responses`)
-adds its pattern there and drops its line from `OTHER_APIS`.
+A dialect is one entry of `GENERATION`; a new dialect adds its pattern there.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 GENERATION: dict[str, re.Pattern[str]] = {
     "openai_chat": re.compile(r"/chat/completions/?$"),
+    "openai_responses": re.compile(r"/responses/?$"),
     "anthropic": re.compile(r"/v1/messages/?$"),
     "gemini": re.compile(r":(?:stream)?[gG]enerate[cC]ontent$"),
     "ollama": re.compile(r"/api/chat/?$"),
@@ -24,7 +24,7 @@ GENERATION: dict[str, re.Pattern[str]] = {
 """Dialect → pattern of the URL path of its generation call (always a POST)."""
 
 OTHER_APIS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"/responses(?:/[^/]+)?/?$"), "an OpenAI Responses API call (no `openai_responses` dialect yet)"),
+    (re.compile(r"/responses/[^/]+(?:/[^/]+)?/?$"), "an OpenAI Responses API retrieval or cancellation"),
     (re.compile(r"/v1/messages/count_tokens$"), "an Anthropic token count"),
     (re.compile(r":countTokens$"), "a Gemini token count"),
     (re.compile(r"/embeddings$|:(?:batchE|e)mbedContents?$|/api/embed(?:dings)?$"), "an embeddings call"),

@@ -163,6 +163,12 @@ _STREAM_ERRORS: dict[str, bytes] = {
 }
 
 
+_ERRORS["openai_responses"] = _ERRORS["openai_chat"]  # the Responses API answers HTTP errors alike
+_STREAM_ERRORS["openai_responses"] = (
+    b'event: error\ndata: {"type":"error","code":"server_error",'
+    b'"message":"The server had an error while processing your request.","param":null}\n\n'
+)
+
 _RECORD_ENDS: dict[str, bytes] = {"ollama": b"\n"}
 """What ends one streamed record: a blank line for SSE, a newline for NDJSON."""
 

@@ -23,6 +23,7 @@ logsafe.install()
 
 _HEADERS: dict[str, tuple[str, str]] = {
     "bearer": ("authorization", "Bearer {key}"),
+    "api-key": ("api-key", "{key}"),
     "x-api-key": ("x-api-key", "{key}"),
     "x-goog-api-key": ("x-goog-api-key", "{key}"),
 }

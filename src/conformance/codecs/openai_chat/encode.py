@@ -21,7 +21,8 @@
 Tool-call ids that break the profile's `tool_id_pattern` (Mistral: exactly 9 alphanumerics) are
 remapped deterministically, the same way in the calls and in their results (`tool_ids`); ids that
 fit are sent as they are.
-Unknown options are passed through to the body unchanged.
+Unknown options are passed through to the body unchanged. The path names a deployment and an
+`api-version` where the profile asks for them (Azure OpenAI: `ProviderProfile.endpoint`).
 """
 
 from __future__ import annotations
@@ -210,4 +211,4 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         if profile.stream_usage_option:
             body["stream_options"] = {"include_usage": True}
     headers = {"content-type": "application/json", **profile.extra_headers}
-    return WireRequest("POST", "/chat/completions", body, headers, stream=opts.stream)
+    return WireRequest("POST", profile.endpoint("/chat/completions", model), body, headers, stream=opts.stream)

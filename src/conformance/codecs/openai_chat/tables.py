@@ -47,6 +47,7 @@ ERROR_CODES: dict[str, ErrorKind] = {
     "invalid_model": "not_found",  # Mistral answers an unknown model with 400 invalid_model
     "permission_denied": "permission",
     "insufficient_permissions": "permission",
+    "content_filter": "content_filter",  # Azure OpenAI: a prompt its content management blocks
     "engine_overloaded": "overloaded",
     "overloaded": "overloaded",
 }

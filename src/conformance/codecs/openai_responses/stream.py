@@ -1,0 +1,209 @@
+"""A Responses SSE stream → `StreamEvent`s and one `AssistantMessage`.
+
+Events are read by their `type` (the `event:` line repeats it). Parts are keyed by output
+index (item ids are not unique everywhere: xAI repeats a reasoning item's id), falling back to the
+item id when an event has no index:
+
+- `response.output_item.added` opens function calls (id, name and item id come from here: the
+  argument events may lack them) and reasoning items;
+- `response.output_text.delta` / `response.refusal.delta` extend a text part of a message item,
+  `response.function_call_arguments.delta` (and `custom_tool_call_input.delta`) a call's
+  arguments, `response.reasoning_summary_text.delta` (a blank line between summary parts) and
+  `response.reasoning_text.delta` the thinking of a reasoning item;
+- `response.output_item.done` is authoritative: it ends a call, sets the reasoning signature from
+  the final `encrypted_content` (the one in `added` may be incomplete), and supplies the whole
+  item when its deltas never came;
+- `response.completed` / `response.incomplete` / `response.failed` end the stream with usage and
+  stop reason (items of the final response that were never streamed are added);
+- an `error` event (either shape) ends the message with the typed error, the partial kept; the
+  `response.failed` that usually follows changes nothing.
+
+A stream without a terminal event (a trailing `data: [DONE]` is accepted, not required) ends with
+`stream_interrupted`. Every other event type (`response.created`, annotations, built-in tool
+progress, keep-alives) is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import orjson
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.builder import MessageBuilder
+from conformance.codecs.openai_responses.decode import apply_response
+from conformance.codecs.openai_responses.errors import event_error
+from conformance.codecs.openai_responses.items import SUMMARY_SEPARATOR, ItemState, reasoning_signature, text_of
+from conformance.exceptions import WireFormatError
+from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
+from conformance.wire import SSEDecoder
+
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
+_ARGUMENT_DELTAS = frozenset({"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"})
+_THINKING_DELTAS = frozenset({"response.reasoning_summary_text.delta", "response.reasoning_text.delta"})
+
+
+class OpenAIResponsesStream:
+    """Per-stream state; one instance per response, never reused."""
+
+    def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        self._builder = MessageBuilder(provider=profile.name, events=events)
+        self._state = ItemState(self._builder)
+        self._sse = SSEDecoder()
+        self._frames = 0
+        self._started = False
+        self._finished = False
+        self._failed = False
+        self._seen: set[Hashable] = set()
+        """Items whose deltas (or whole form) were applied."""
+        self._indexes: dict[str, int] = {}
+        """Item id → output index, from `output_item.added`."""
+        self._summary: dict[Hashable, int] = {}
+        """Reasoning item → the summary index its last delta belonged to."""
+
+    def _key(self, data: dict[str, Any], item_id: Any) -> Hashable:
+        index = data.get("output_index")
+        if isinstance(index, int):
+            if isinstance(item_id, str):
+                self._indexes[item_id] = index
+            return ("item", index)
+        if isinstance(item_id, str) and item_id in self._indexes:
+            return ("item", self._indexes[item_id])
+        return ("item-id", item_id)
+
+    def feed(self, chunk: bytes) -> list[StreamEvent]:
+        for event, data, _, _ in self._sse.frames(chunk):
+            self._frame(event, data, False)
+        return self._builder.new_events()
+
+    def finish(self) -> AssistantMessage:
+        try:
+            frames = self._sse.finish_frames()
+        except WireFormatError as exc:
+            frames = []
+            self._interrupt(f"stream ends mid-character ({exc})")
+        for event, data, _, _ in frames:
+            self._frame(event, data, True)
+        if not self._finished and not self._failed:
+            self._interrupt("stream ended before response.completed, response.incomplete or response.failed")
+        return self._builder.build()
+
+    def _interrupt(self, message: str) -> None:
+        if not self._failed:
+            self._failed = True
+            self._builder.error = ProviderError(kind="stream_interrupted", message=message)
+
+    def _fail(self, error: ProviderError) -> None:
+        self._failed = True
+        builder = self._builder
+        builder.error = error
+        builder.set_stop(builder.raw_stop_reason, "error")
+        builder.emit(lambda: ErrorEvent(error=error, partial=builder.build()))
+
+    def _frame(self, event: str, raw: str, final: bool) -> None:
+        self._frames += 1
+        if self._failed or self._finished or raw == "[DONE]":
+            return
+        if not self._started:
+            self._started = True
+            self._builder.emit(StartEvent)
+        try:
+            data: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            if not final:  # the last frame of a cut stream is not corrupt data: finish() reports the cut
+                self._fail(event_error({"code": "server_error", "message": f"SSE event {self._frames} is not JSON"}))
+            return
+        if data.__class__ is not dict:
+            return
+        kind = data.get("type")
+        kind = kind if isinstance(kind, str) else event
+        if kind in _TEXT_DELTAS:
+            self._text(data, kind)
+        elif kind in _ARGUMENT_DELTAS:
+            key = self._key(data, data.get("item_id"))
+            self._seen.add(key)
+            self._builder.tool_call(key, arguments_delta=text_of(data.get("delta")))
+        elif kind in _THINKING_DELTAS:
+            self._thinking(data, kind)
+        elif kind == "response.output_item.added":
+            self._added(data)
+        elif kind == "response.output_item.done":
+            self._done_item(data)
+        elif kind in _TERMINAL:
+            self._terminal(data)
+        elif kind == "error":
+            self._fail(event_error(data))
+        elif kind in ("response.created", "response.in_progress", "response.queued"):
+            response = data.get("response")
+            if isinstance(response, dict) and isinstance(response.get("model"), str):
+                self._builder.model = response["model"]
+
+    def _text(self, data: dict[str, Any], kind: str) -> None:
+        key = self._key(data, data.get("item_id"))
+        self._seen.add(key)
+        item_id = data.get("item_id") if isinstance(data.get("item_id"), str) else None
+        part = (key, data.get("content_index", 0))
+        if kind == "response.refusal.delta":
+            self._state.refused = True
+        delta = text_of(data.get("delta"))
+        if not self._builder.append(part, "text", delta):
+            self._builder.text(part, delta, signature=item_id)
+
+    def _thinking(self, data: dict[str, Any], kind: str) -> None:
+        key = self._key(data, data.get("item_id"))
+        self._seen.add(key)
+        delta = text_of(data.get("delta"))
+        index = data.get("summary_index" if kind == "response.reasoning_summary_text.delta" else "content_index", 0)
+        index = index if isinstance(index, int) else 0
+        last = self._summary.get(key)
+        if last is not None and index != last and kind == "response.reasoning_summary_text.delta":
+            delta = SUMMARY_SEPARATOR + delta
+        self._summary[key] = index
+        self._builder.thinking(key, delta)
+
+    def _added(self, data: dict[str, Any]) -> None:
+        item = data.get("item")
+        if not isinstance(item, dict):
+            return
+        key = self._key(data, item.get("id"))
+        if item.get("type") in ("function_call", "custom_tool_call"):
+            self._state.call(key, item)
+        elif item.get("type") == "reasoning":
+            self._builder.thinking(key, "", signature=reasoning_signature(item))
+
+    def _done_item(self, data: dict[str, Any]) -> None:
+        item = data.get("item")
+        if not isinstance(item, dict):
+            return
+        key = self._key(data, item.get("id"))
+        kind = item.get("type")
+        if key not in self._seen:
+            self._seen.add(key)
+            self._state.item(key, item)
+        elif kind in ("function_call", "custom_tool_call"):
+            self._state.call(key, item)
+            self._builder.close(key)
+        elif kind == "reasoning":
+            self._builder.thinking(key, "", signature=reasoning_signature(item))
+
+    def _terminal(self, data: dict[str, Any]) -> None:
+        response = data.get("response")
+        if not isinstance(response, dict):
+            response = {"status": data["type"].removeprefix("response.")}
+        for n, item in enumerate(response.get("output") or []):
+            if isinstance(item, dict):
+                key: Hashable = ("item", n)
+                if key not in self._seen:
+                    self._seen.add(key)
+                    self._state.item(key, item)
+        apply_response(self._state, response, items=False)
+        builder = self._builder
+        if builder.error is not None:
+            error = builder.error
+            self._failed = True
+            builder.emit(lambda: ErrorEvent(error=error, partial=builder.build()))
+            return
+        self._finished = True
+        builder.emit(lambda: DoneEvent(message=builder.build()))

@@ -1,0 +1,144 @@
+"""Every recorded Responses interaction of the shared corpus (OpenAI, Azure OpenAI, xAI,
+OpenRouter and the other servers that speak the Responses API), decoded and compared with the
+official `openai` SDK reading the same bytes offline (`ResponseStreamState` for streams).
+
+The corpus is reference data outside the project (`../shared/corpus`, or `CONFORMANCE_CORPUS`);
+these tests skip when it is absent. Only `POST …/responses` interactions are Responses answers
+(a cassette may also hold file uploads, `GET /responses/{id}` polls or MCP traffic).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from conformance.capabilities import ProviderProfile, get_profile
+from conformance.codecs import decode_response
+from conformance.codecs.base import is_stream
+from conformance.codecs.openai_responses import CODEC
+from conformance.model import ThinkingBlock
+from tests.evidence.sdk_openai_responses import SDKCannotRead, sdk_summary
+from tests.evidence.summary import ours
+
+CORPUS = Path(os.environ.get("CONFORMANCE_CORPUS", Path(__file__).resolve().parents[4] / "shared" / "corpus"))
+
+if not (CORPUS / "catalog.json").is_file():
+    pytest.skip(f"no corpus at {CORPUS}", allow_module_level=True)
+
+CATALOG = json.loads((CORPUS / "catalog.json").read_text())
+FILES = sorted((e["provider"], e["path"]) for e in CATALOG if e["api"] == "responses")
+
+PROFILES = {"azure_openai": "azure_responses", "xai": "xai_responses", "openrouter": "openrouter_responses"}
+"""Corpus provider → profile; servers without a Responses profile of their own (DeepSeek's
+compatibility endpoint) are read with OpenAI's."""
+
+BASELINE_INTERACTIONS = 105
+BASELINE_AGREE = 105
+"""Measured on the corpus of 2026-11: every interaction agrees with the SDK. A drop fails."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Interaction:
+    path: str
+    index: int
+    profile: ProviderProfile
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    stream: bool
+
+
+def _interactions() -> Iterator[Interaction]:
+    for provider, path in FILES:
+        profile = get_profile(PROFILES.get(provider, "openai_responses"))
+        doc = yaml.safe_load((CORPUS / path).read_text())
+        for i, item in enumerate(doc["interactions"]):
+            request, response = item["request"], item["response"]
+            if request.get("method") != "POST" or not urlsplit(request["uri"]).path.endswith("/responses"):
+                continue
+            raw = response["body"]["string"]
+            try:
+                req = json.loads(request.get("body") or "null")
+            except ValueError:
+                req = None
+            yield Interaction(
+                path=path,
+                index=i,
+                profile=profile,
+                status=response["status"]["code"],
+                headers={
+                    k: v[-1] if isinstance(v, list) else str(v) for k, v in (response.get("headers") or {}).items()
+                },
+                body=raw.encode() if isinstance(raw, str) else bytes(raw or b""),
+                stream=isinstance(req, dict) and req.get("stream") is True,
+            )
+
+
+def test_every_responses_recording_decodes_and_agrees_with_the_sdk(
+    record_property: Callable[[str, object], None],
+) -> None:
+    interactions = agree = 0
+    notes: list[str] = []
+    for it in _interactions():
+        interactions += 1
+        outcome = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=it.stream)
+        mine = ours(outcome)
+        where = f"{it.path}#{it.index}"
+        try:
+            theirs = sdk_summary(it.status, it.headers, it.body, it.stream)
+        except SDKCannotRead as exc:
+            notes.append(f"sdk cannot read {where} ({exc}); ours: {mine}")
+            continue
+        if theirs is None:
+            if outcome.error is not None:
+                agree += 1  # both report a failure
+            else:
+                notes.append(f"{where}: the SDK reports an error, ours {mine}")
+        elif mine == theirs:
+            agree += 1
+        else:
+            notes.append(f"{where}: ours={mine} sdk={theirs}")
+    line = f"corpus openai_responses: {len(FILES)} files, {interactions} interactions, agree {agree}"
+    print(line)
+    record_property("corpus", line)
+    assert interactions >= BASELINE_INTERACTIONS
+    assert agree >= BASELINE_AGREE, "\n".join(notes[:10])
+    assert not notes, "\n".join(notes[:10])
+
+
+def test_reasoning_items_keep_what_goes_back() -> None:
+    """Every recorded reasoning item with `encrypted_content` becomes a thinking block whose
+    signature holds it byte for byte (so it can be sent back with `store: false`)."""
+    checked = 0
+    for it in _interactions():
+        if it.status >= 400 or b"encrypted_content" not in it.body or it.stream:
+            continue
+        body = json.loads(it.body)
+        wire = [i["encrypted_content"] for i in body.get("output", []) if i.get("type") == "reasoning"]
+        outcome = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=False)
+        assert outcome.message is not None, it.path
+        signatures = [json.loads(b.signature or "{}") for b in outcome.message.content if isinstance(b, ThinkingBlock)]
+        assert [s.get("encrypted_content") for s in signatures] == wire, it.path
+        checked += len(wire)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("size", [1, 7, 113])
+def test_corpus_streams_decode_the_same_in_any_chunking(size: int) -> None:
+    streams = 0
+    for it in _interactions():
+        if it.status >= 400 or not is_stream(CODEC, it.headers, it.stream):
+            continue
+        streams += 1
+        whole = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=it.stream)
+        pieces = [it.body[k : k + size] for k in range(0, len(it.body), size)]
+        split = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=it.stream, chunks=pieces)
+        assert split == whole, f"{it.path}#{it.index}"
+    assert streams > 0
