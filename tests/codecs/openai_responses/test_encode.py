@@ -47,7 +47,7 @@ def test_full_history_sends_items_and_keeps_reasoning_stateless() -> None:
     assert body == {
         "model": "gpt-5-mini",
         "input": [
-            {"role": "system", "content": "Be brief."},
+            {"role": "developer", "content": "Be brief."},  # the o-series take the system prompt as developer
             {"role": "user", "content": "Weather in Oslo?"},
             {
                 "type": "reasoning",

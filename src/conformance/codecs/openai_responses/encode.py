@@ -143,21 +143,26 @@ def _after_last_assistant(messages: list[Message]) -> tuple[int, list[Message]]:
     return last + 1, messages[last + 1 :]
 
 
-def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
-    model = conv.model or profile.default_model
+def _previous(conv: Conversation, profile: ProviderProfile) -> tuple[str | None, int, list[Message]]:
+    """`previous_response_id` when given (then only the messages after the last answer are sent)."""
+    previous = (conv.options.model_extra or {}).get("previous_response_id")
+    if previous is None:
+        return None, 0, list(conv.messages)
+    if not profile.stored_responses:
+        raise InputError(f"{profile.name} keeps no responses: send the whole history", where="options")
+    if not isinstance(previous, str) or not previous:
+        raise InputError("must be a response id (a non-empty string)", where="options.previous_response_id")
+    start, messages = _after_last_assistant(list(conv.messages))
+    return previous, start, messages
+
+
+def _input_items(
+    conv: Conversation, profile: ProviderProfile, model: str, start: int, messages: list[Message]
+) -> list[dict[str, Any]]:
+    """The `input` items of `messages` (the first at index `start` of the conversation)."""
     info = profile.model_info(model)
     system_role = info.system_role or profile.system_role
     ids = tool_id_map(conv.messages, profile)
-    opts = conv.options
-    extra = opts.model_extra or {}
-    previous = extra.get("previous_response_id")
-    start, messages = 0, conv.messages
-    if previous is not None:
-        if not profile.stored_responses:
-            raise InputError(f"{profile.name} keeps no responses: send the whole history", where="options")
-        if not isinstance(previous, str) or not previous:
-            raise InputError("must be a response id (a non-empty string)", where="options.previous_response_id")
-        start, messages = _after_last_assistant(conv.messages)
     items: list[dict[str, Any]] = []
     for i, message in enumerate(messages, start):
         where = f"messages[{i}]"
@@ -169,7 +174,16 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
             items += _assistant(message, ids)
         else:
             items.append(_tool_result(message, ids.get(message.tool_call_id, message.tool_call_id), where))
-    body: dict[str, Any] = {"model": model, "input": items}
+    return items
+
+
+def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
+    model = conv.model or profile.default_model
+    info = profile.model_info(model)
+    opts = conv.options
+    extra = opts.model_extra or {}
+    previous, start, messages = _previous(conv, profile)
+    body: dict[str, Any] = {"model": model, "input": _input_items(conv, profile, model, start, messages)}
     if previous is not None:
         body["previous_response_id"] = previous
     else:
