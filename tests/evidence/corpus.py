@@ -52,17 +52,25 @@ API_DIALECTS: dict[str, str] = {
     "messages": "anthropic",
     "generate_content": "gemini",
     "ollama_chat": "ollama",
+    "responses": "openai_responses",
 }
-"""Corpus API → dialect that decodes it. The Responses dialect adds `"responses": "openai_responses"`
-here (and a comparator in `tests/evidence/test_corpus.py`)."""
+"""Corpus API → dialect that decodes it (and a comparator in `tests/evidence/test_corpus.py`)."""
 
 GENERIC_PROFILE: dict[str, str] = {
     "openai_chat": "openai-compatible",
     "anthropic": "anthropic",
     "gemini": "gemini",
     "ollama": "ollama",
+    "openai_responses": "openai_responses",
 }
 """The profile used for a corpus provider without its own profile of that dialect."""
+
+DIALECT_PROFILES: dict[tuple[str, str], str] = {
+    ("azure_openai", "openai_responses"): "azure_responses",
+    ("xai", "openai_responses"): "xai_responses",
+    ("openrouter", "openai_responses"): "openrouter_responses",
+}
+"""Corpus providers whose profile of a dialect has another name than theirs."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +109,8 @@ def catalog() -> list[dict[str, Any]]:
 
 
 def profile_for(provider: str, dialect: str) -> ProviderProfile:
+    if (provider, dialect) in DIALECT_PROFILES:
+        return get_profile(DIALECT_PROFILES[(provider, dialect)])
     if provider in provider_names() and get_profile(provider).dialect == dialect:
         return get_profile(provider)
     return get_profile(GENERIC_PROFILE[dialect])

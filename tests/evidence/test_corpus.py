@@ -20,7 +20,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.model import AssistantMessage, Outcome, RedactedThinkingBlock, ThinkingBlock
-from tests.evidence import corpus, sdk_anthropic, sdk_gemini, sdk_ollama, sdk_openai_chat
+from tests.evidence import corpus, sdk_anthropic, sdk_gemini, sdk_ollama, sdk_openai_chat, sdk_openai_responses
 from tests.evidence.corpus import Interaction
 from tests.evidence.summary import Summary, ours
 
@@ -179,11 +179,23 @@ def compare_openai_chat(it: Interaction, outcome: Outcome) -> str | None:
     return None
 
 
+def compare_openai_responses(it: Interaction, outcome: Outcome) -> str | None:
+    mine = ours(outcome)
+    try:
+        theirs = sdk_openai_responses.sdk_summary(it.status, it.headers, it.body, it.stream)
+    except sdk_openai_responses.SDKCannotRead as exc:
+        return f"explained: the SDK cannot read this response ({exc})"
+    if theirs is None:
+        return None if outcome.error is not None else f"the SDK reports an error, ours {mine}"
+    return None if mine == theirs else f"ours={mine} sdk={theirs}"
+
+
 COMPARATORS: dict[str, Callable[[Interaction, Outcome], str | None]] = {
     "anthropic": compare_anthropic,
     "gemini": compare_gemini,
     "ollama": compare_ollama,
     "openai_chat": compare_openai_chat,
+    "openai_responses": compare_openai_responses,
 }
 
 BASELINE: dict[str, int] = {
@@ -191,6 +203,7 @@ BASELINE: dict[str, int] = {
     "gemini": 132,
     "ollama": 10,
     "openai_chat": 564,
+    "openai_responses": 105,
 }
 """Facts that agree with the SDK, per dialect, measured on the corpus; a drop fails."""
 
