@@ -149,6 +149,7 @@ def scrub_exact(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def keep_response_header(name: str) -> bool:
+    """Whether a response header may be kept in a cassette (the allow-list; case-insensitive)."""
     lname = name.lower()
     return lname in RESPONSE_HEADERS or lname.startswith(RESPONSE_HEADER_PREFIXES)
 
