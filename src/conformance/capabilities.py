@@ -429,3 +429,16 @@ def provider_names() -> list[str]:
 def matrix_providers() -> list[str]:
     """Providers that get a column in the bundled matrix (the generic profile has none)."""
     return [name for name, profile in _PROFILES.items() if profile.matrix_column]
+
+
+__all__ = [
+    "AuthStyle",
+    "BuiltinDialect",
+    "KeyShape",
+    "ModelInfo",
+    "ProviderProfile",
+    "get_profile",
+    "matrix_providers",
+    "provider_names",
+    "register",
+]

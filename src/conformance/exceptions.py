@@ -76,3 +76,18 @@ class SchemaError(InputError):
 
 class ContextBudgetError(InputError):
     """The estimated input leaves no room for output in the model's context window."""
+
+
+__all__ = [
+    "CassetteError",
+    "ConformanceError",
+    "ContextBudgetError",
+    "InputError",
+    "MissingKeyError",
+    "ScenarioError",
+    "SchemaError",
+    "TranscriptError",
+    "UnknownProviderError",
+    "UnsupportedFeatureError",
+    "WireFormatError",
+]

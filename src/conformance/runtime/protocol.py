@@ -127,3 +127,17 @@ def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
     """The capabilities of `needed` that `runtime` lacks, in the order given."""
     have = capabilities_of(runtime)
     return [cap for cap in needed if cap not in have]
+
+
+__all__ = [
+    "CAPABILITIES",
+    "DecodeCapable",
+    "EncodeCapable",
+    "RepairCapable",
+    "Runtime",
+    "TurnCapable",
+    "TurnClock",
+    "TurnRequest",
+    "capabilities_of",
+    "missing_capabilities",
+]
