@@ -21,7 +21,7 @@ AuthStyle = Literal["bearer", "api-key", "x-api-key", "x-goog-api-key", "query-k
 class ModelInfo(BaseModel):
     """What the runtime must know of one model (or of every model whose id starts with a prefix)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     context_window: int
     """Prompt + completion tokens the model accepts."""
@@ -32,7 +32,9 @@ class ModelInfo(BaseModel):
     native_tools: bool = True
     """False: tools are described in the system prompt and calls parsed from the reply."""
     accepts_stop: bool = True
+    """False: the model rejects `stop`; the runtime drops it with a warning."""
     accepts_temperature: bool = True
+    """False: the model rejects sampling knobs (`temperature`, `top_p`); the runtime drops them with a warning."""
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
     call_signature_sentinel: str | None = None
@@ -65,28 +67,37 @@ class KeyShape(BaseModel):
 
 
 class ProviderProfile(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """Everything the runtime, codecs and harness know of one provider: register one to add a provider."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     name: str
+    """The provider's name: the registry key, the matrix column and the `--provider` value."""
     dialect: str
     """The wire dialect: a built-in codec package (`BuiltinDialect`) or a registered codec's `dialect`."""
     base_url: str
+    """API root the dialect's paths are joined to (no trailing slash)."""
     auth_style: AuthStyle
+    """Where the key goes: a bearer, `x-api-key` or `x-goog-api-key` header, a `key` query parameter, or nowhere."""
     key_env: tuple[str, ...] = ()
     """Environment variables that may hold the API key, in order of preference."""
     key_shapes: tuple[KeyShape, ...] = ()
     """Shapes of this provider's keys (see `conformance.secrets`): found in cassettes by `lint`,
     redacted from error messages and logs."""
     default_model: str
+    """Model used when a scenario or caller names none."""
 
     # request shape
     system_role: Literal["system", "developer"] = "system"
     """Role of the system prompt for dialects that send it as a message."""
     max_tokens_field: str = "max_tokens"
+    """Request field that carries the completion-token limit."""
     reasoning_max_tokens_field: str | None = None
     """Field used instead of `max_tokens_field` for reasoning models (OpenAI: max_completion_tokens)."""
     max_tokens_required: bool = False
+    """Every request must carry a token limit: `default_max_tokens` (clamped to the model) when none is given."""
     default_max_tokens: int = 4096
+    """Token limit asked for when the caller gives none, before clamping to the model and window."""
     stream_usage_option: bool = False
     """Send `stream_options: {include_usage: true}` on streaming requests."""
     reasoning_budget_object: str | None = None
@@ -96,6 +107,7 @@ class ProviderProfile(BaseModel):
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
+    """Headers sent on every request (Anthropic: `anthropic-version`)."""
     deployment_in_path: bool = False
     """The model names a deployment in the URL: `/deployments/<model>/chat/completions` (Azure)."""
     api_version: str | None = None
@@ -124,6 +136,7 @@ class ProviderProfile(BaseModel):
     tool_id_pattern: str | None = None
     """Regex that tool-call ids must fully match; others are remapped consistently."""
     tool_id_length: int | None = None
+    """Length of the ids generated to replace ones that do not match `tool_id_pattern` (Mistral: 9)."""
     schema_strip_keywords: tuple[str, ...] = ()
     """JSON-schema keywords removed from tool parameters before sending."""
     strict_alternation: bool = False
@@ -153,6 +166,7 @@ class ProviderProfile(BaseModel):
     schema_flatten_combinators: bool = False
     """`oneOf` is sent as `anyOf` and `allOf` is merged into one schema."""
     payload_too_large_statuses: tuple[int, ...] = (413,)
+    """HTTP statuses that mean the request was too large when the error reads as an invalid request."""
 
     matrix_column: bool = True
     """Gets a column in the bundled matrix (the generic OpenAI-compatible profile does not)."""
@@ -160,8 +174,10 @@ class ProviderProfile(BaseModel):
     models: dict[str, ModelInfo] = Field(default_factory=dict)
     """Known models by id prefix; the longest matching prefix wins."""
     fallback_model: ModelInfo = ModelInfo(context_window=128_000, max_output=4096)
+    """What is assumed of a model no prefix in `models` matches."""
 
     def model_info(self, model: str | None) -> ModelInfo:
+        """What is known of `model` (None: the default model): its longest matching prefix, else the fallback."""
         model = model or self.default_model
         best = ""
         for prefix in self.models:
@@ -179,6 +195,7 @@ class ProviderProfile(BaseModel):
         return path
 
     def with_base_url(self, base_url: str) -> ProviderProfile:
+        """This profile pointed at another server (a proxy, an emulator, a local deployment)."""
         return self.model_copy(update={"base_url": base_url.rstrip("/")})
 
 
@@ -549,6 +566,7 @@ for _p in (
 
 
 def get_profile(name: str) -> ProviderProfile:
+    """The registered profile called `name`; `UnknownProviderError` (listing the known ones) otherwise."""
     try:
         return _PROFILES[name]
     except KeyError:
@@ -563,3 +581,16 @@ def provider_names() -> list[str]:
 def matrix_providers() -> list[str]:
     """Providers that get a column in the bundled matrix (the generic profile has none)."""
     return [name for name, profile in _PROFILES.items() if profile.matrix_column]
+
+
+__all__ = [
+    "AuthStyle",
+    "BuiltinDialect",
+    "KeyShape",
+    "ModelInfo",
+    "ProviderProfile",
+    "get_profile",
+    "matrix_providers",
+    "provider_names",
+    "register",
+]

@@ -18,6 +18,20 @@ What a provider returns (a 400, a 429, a truncated stream) is data: a `ProviderE
 
 from __future__ import annotations
 
+__all__ = [
+    "CassetteError",
+    "ConformanceError",
+    "ContextBudgetError",
+    "InputError",
+    "MissingKeyError",
+    "ScenarioError",
+    "SchemaError",
+    "TranscriptError",
+    "UnknownProviderError",
+    "UnsupportedFeatureError",
+    "WireFormatError",
+]
+
 
 class ConformanceError(Exception):
     """Base class of every error this package raises on purpose."""

@@ -59,6 +59,7 @@ def memoized(kind: str, path: Path, build: Callable[[Path], T]) -> T:
 
 
 def clear_cache() -> None:
+    """Forget every memoized value (files are read again on next use)."""
     _CACHE.clear()
 
 

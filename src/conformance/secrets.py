@@ -149,6 +149,7 @@ def scrub_exact(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def keep_response_header(name: str) -> bool:
+    """Whether a response header may be kept in a cassette (the allow-list; case-insensitive)."""
     lname = name.lower()
     return lname in RESPONSE_HEADERS or lname.startswith(RESPONSE_HEADER_PREFIXES)
 
@@ -190,3 +191,28 @@ def fingerprint_query(query: str) -> str:
         secret = eq and unquote_plus(name).lower() in QUERY_KEYS
         out.append(f"{name}={key_fingerprint(unquote_plus(value))}" if secret else pair)
     return "&".join(out)
+
+
+__all__ = [
+    "KEY_HEADERS",
+    "MIN_SUBSTRING",
+    "QUERY_KEYS",
+    "REDACTED",
+    "REQUEST_HEADERS",
+    "RESPONSE_HEADERS",
+    "RESPONSE_HEADER_PREFIXES",
+    "SAFE_HEADER_VALUE",
+    "entropy",
+    "find_key",
+    "fingerprint_headers",
+    "fingerprint_query",
+    "is_secret_header_value",
+    "keep_response_header",
+    "key_fingerprint",
+    "key_shapes",
+    "redact",
+    "redact_line",
+    "scrub_exact",
+    "scrub_headers",
+    "scrub_url",
+]

@@ -384,6 +384,8 @@ def pathological(
 
 @dataclass(frozen=True)
 class CorruptedJsonl:
+    """Damaged transcript bytes, and which records survived whole (see `jsonl_corruptions`)."""
+
     data: bytes
     complete: list[int]
     """Indices (into the messages) of the records that are still whole in `data`."""

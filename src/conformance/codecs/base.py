@@ -32,13 +32,16 @@ class WireRequest:
     stream: bool = False
 
     def url(self, profile: ProviderProfile) -> str:
+        """The full URL: the profile's base URL joined to `path`."""
         return profile.base_url.rstrip("/") + self.path
 
 
 class StreamAccumulator(Protocol):
     """Per-stream state. Created fresh for every response; never reused."""
 
-    def feed(self, chunk: bytes) -> list[StreamEvent]: ...
+    def feed(self, chunk: bytes) -> list[StreamEvent]:
+        """Take the next raw bytes (any split, even mid-line or mid-character); the events they complete."""
+        ...
 
     def finish(self) -> AssistantMessage:
         """The message so far; `error` is set when the stream failed or was cut off."""
@@ -46,6 +49,8 @@ class StreamAccumulator(Protocol):
 
 
 class StreamFactory(Protocol):
+    """Makes the per-response `StreamAccumulator` of a dialect."""
+
     def __call__(self, profile: ProviderProfile, *, events: bool = True) -> StreamAccumulator:
         """A fresh accumulator; `events=False` when only the final message is wanted (no stream
         events are built, and `feed` returns an empty list)."""
@@ -54,6 +59,10 @@ class StreamFactory(Protocol):
 
 @dataclass(frozen=True)
 class Codec:
+    """One wire dialect: its encoder, decoders, error classifier and request validator.
+
+    Register one with `conformance.codecs.register_codec` to add a dialect."""
+
     dialect: str
     encode: Callable[[Conversation, ProviderProfile], WireRequest]
     decode: Callable[[Any, ProviderProfile], AssistantMessage]
@@ -83,6 +92,7 @@ def load_json(body: bytes, *, where: str = "response body") -> Any:
 
 
 def is_stream(codec: Codec, headers: Mapping[str, str], stream_hint: bool | None) -> bool:
+    """Whether a response is a stream: by content type, else by `stream_hint` (the request asked for one)."""
     content_type = (header(headers, "content-type") or "").split(";")[0].strip().lower()
     if content_type in codec.stream_content_types:
         return True

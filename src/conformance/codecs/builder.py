@@ -58,6 +58,10 @@ class _Part:
 
 
 class MessageBuilder:
+    """Accumulates one response's parts into an `AssistantMessage`, emitting stream events on the way.
+
+    A dialect calls it with its own part keys; one builder per response, never reused."""
+
     def __init__(self, *, provider: str | None = None, model: str | None = None, events: bool = True) -> None:
         self.emits = events
         """False: no stream events are built (a consumer that wants only the final message)."""
@@ -73,9 +77,11 @@ class MessageBuilder:
     # parts -----------------------------------------------------------------------------------
 
     def has(self, key: Hashable) -> bool:
+        """Whether a part was opened at `key`."""
         return key in self._parts
 
     def kind_of(self, key: Hashable) -> PartKind | None:
+        """The kind of the part at `key`, or None when there is none."""
         part = self._parts.get(key)
         return None if part is None else part.kind
 
@@ -101,6 +107,7 @@ class MessageBuilder:
         return True
 
     def text(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
+        """Open or extend the text part at `key`; a signature given replaces the part's."""
         part = self._part(key, "text")
         if delta:
             part.chunks.append(delta)
@@ -110,6 +117,7 @@ class MessageBuilder:
             part.signature = signature
 
     def thinking(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
+        """Open or extend the thinking part at `key`; a signature given replaces the part's."""
         part = self._part(key, "thinking")
         if delta:
             part.chunks.append(delta)
@@ -124,6 +132,7 @@ class MessageBuilder:
         part.signature = (part.signature or "") + signature
 
     def redacted_thinking(self, key: Hashable, data: str) -> None:
+        """Open or extend the redacted-thinking part at `key` with opaque data."""
         part = self._part(key, "redacted_thinking")
         part.chunks.append(data)
 
@@ -156,6 +165,7 @@ class MessageBuilder:
             part.signature = signature
 
     def close(self, key: Hashable) -> None:
+        """Mark the tool call at `key` complete (once; anything else at `key` is left alone)."""
         part = self._parts.get(key)
         if part is not None and part.kind == "tool_call" and not part.closed:
             part.closed = True
@@ -176,13 +186,16 @@ class MessageBuilder:
         return events
 
     def set_stop(self, raw: str | None, normalized: StopReason | None) -> None:
+        """Record the provider's stop reason and its normalized value."""
         self.raw_stop_reason = raw
         self.stop_reason = normalized
 
     def has_tool_calls(self) -> bool:
+        """Whether any tool call was opened."""
         return any(p.kind == "tool_call" for p in self._parts.values())
 
     def build(self) -> AssistantMessage:
+        """The message: open tool calls closed, thinking first, empty text dropped, id-less calls `call_<n>`."""
         for key in list(self._parts):
             self.close(key)
         blocks: list[AssistantBlock] = []

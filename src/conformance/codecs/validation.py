@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Violation:
+    """One broken request rule: where, which rule, and a readable message."""
+
     path: str
     """Where in the request body, e.g. ``messages[2].content[0]``."""
     rule: str
@@ -24,14 +26,17 @@ Validator = Callable[[dict[str, Any], "ProviderProfile"], list[Violation]]
 
 
 def items(value: Any) -> list[Any]:
+    """`value` if it is a list, else an empty list."""
     return value if isinstance(value, list) else []
 
 
 def obj(value: Any) -> dict[str, Any]:
+    """`value` if it is a dict, else an empty dict."""
     return value if isinstance(value, dict) else {}
 
 
 def require_model_and_list(body: dict[str, Any], key: str) -> list[Violation]:
+    """Violations for a missing or empty `model` string and a missing or empty `body[key]` list."""
     out: list[Violation] = []
     if not isinstance(body.get("model"), str) or not body["model"]:
         out.append(Violation("model", "required", "`model` is required (a non-empty string)"))

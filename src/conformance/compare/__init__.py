@@ -38,6 +38,7 @@ _CHANGE_KINDS: dict[str, Literal["changed", "added", "removed", "type_changed"]]
 
 
 def format_path(parts: Iterable[Any]) -> str:
+    """A deepdiff path (a list of keys and indexes) as a contract path: `message.content[0].text`."""
     out = ""
     for part in parts:
         if isinstance(part, int):
@@ -54,6 +55,7 @@ def _pattern(glob: str) -> re.Pattern[str]:
 
 
 def is_ignored(path: str, patterns: Iterable[str]) -> bool:
+    """Whether a contract path is, or is below, one of the ignore patterns (`[*]`: any index, `*`: any key)."""
     return any(_pattern(p).match(path) for p in patterns)
 
 

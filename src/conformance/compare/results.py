@@ -24,6 +24,8 @@ class DiffEntry(BaseModel):
 
 
 class ScenarioResult(BaseModel):
+    """The verdict of one scenario for one provider, with the evidence behind it (diff, cassette, reason)."""
+
     model_config = ConfigDict(extra="forbid")
 
     scenario: str

@@ -14,6 +14,8 @@ from conformance.scenarios import Scenario
 
 @dataclass
 class HarnessContext:
+    """What every check is given: the project root, the runtime under test, per-run options."""
+
     root: Path
     """Project root: scenario cassette paths are relative to it."""
     runtime: Any
@@ -45,6 +47,7 @@ def result(
     reason: str = "",
     **fields: Any,
 ) -> ScenarioResult:
+    """A `ScenarioResult` for `scenario` × `provider`, its identity fields filled in from the scenario."""
     return ScenarioResult(
         scenario=scenario.id,
         title=scenario.spec.title,

@@ -86,6 +86,7 @@ def build_matrix(
     scenario_dir: Path,
     generated_at: datetime | None = None,
 ) -> Matrix:
+    """The matrix of a run: one cell per feature × provider with results, its verdict by `cell_verdict`."""
     used = {r.feature for r in results}
     features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in FEATURES if f.id in used]
     cells: list[Cell] = []

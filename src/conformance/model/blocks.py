@@ -24,6 +24,8 @@ class _Block(BaseModel):
 
 
 class TextBlock(_Block):
+    """Visible text."""
+
     type: Literal["text"] = "text"
     text: str
     signature: str | None = None
@@ -31,6 +33,8 @@ class TextBlock(_Block):
 
 
 class ThinkingBlock(_Block):
+    """Reasoning text the model showed, with the provider's signature when it gave one."""
+
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str | None = None
@@ -38,11 +42,15 @@ class ThinkingBlock(_Block):
 
 
 class RedactedThinkingBlock(_Block):
+    """Reasoning the provider withheld: opaque `data`, sent back unmodified."""
+
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
 
 
 class ToolCallBlock(_Block):
+    """A call the model asks for; `arguments` is always a JSON object."""
+
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
@@ -53,6 +61,8 @@ class ToolCallBlock(_Block):
 
 
 class ImageBlock(_Block):
+    """An image, inline (`media_type` + base64 `data`) or by `url`."""
+
     type: Literal["image"] = "image"
     media_type: str | None = None
     data: str | None = None

@@ -14,6 +14,8 @@ from conformance.model.messages import Message
 
 
 class ToolSpec(BaseModel):
+    """A tool offered to the model: its name, description and JSON-schema `parameters`."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
@@ -37,6 +39,8 @@ class Options(BaseModel):
 
 
 class Conversation(BaseModel):
+    """What the runtime is asked to send: messages, tools, options and the model (None: the profile default)."""
+
     model_config = ConfigDict(extra="forbid")
 
     messages: list[Message]

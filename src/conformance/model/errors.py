@@ -38,6 +38,8 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
 
 
 class ProviderError(BaseModel):
+    """What a provider answered instead of a message, classified into a `kind` (data, not an exception)."""
+
     model_config = ConfigDict(extra="forbid")
 
     kind: ErrorKind

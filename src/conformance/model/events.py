@@ -17,6 +17,8 @@ from conformance.model.messages import AssistantMessage
 
 @dataclass(slots=True, kw_only=True)
 class StartEvent:
+    """The stream began."""
+
     type: ClassVar[Literal["start"]] = "start"
 
 
@@ -40,6 +42,8 @@ class ThinkingDeltaEvent:
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallStartEvent:
+    """A tool call opened at block `index` (id and name when the wire gave them)."""
+
     index: int
     id: str | None
     name: str | None
@@ -57,18 +61,24 @@ class ToolCallDeltaEvent:
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallEndEvent:
+    """The tool call at block `index` is complete."""
+
     index: int
     type: ClassVar[Literal["toolcall_end"]] = "toolcall_end"
 
 
 @dataclass(slots=True, kw_only=True)
 class DoneEvent:
+    """The stream ended normally with this message."""
+
     message: AssistantMessage
     type: ClassVar[Literal["done"]] = "done"
 
 
 @dataclass(slots=True, kw_only=True)
 class ErrorEvent:
+    """The stream failed; `partial` is what arrived before."""
+
     error: ProviderError
     partial: AssistantMessage | None = None
     type: ClassVar[Literal["error"]] = "error"

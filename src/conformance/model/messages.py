@@ -33,16 +33,22 @@ class _Message(BaseModel):
 
 
 class SystemMessage(_Message):
+    """The system prompt."""
+
     role: Literal["system"] = "system"
     content: list[TextBlock]
 
 
 class UserMessage(_Message):
+    """A user turn: text and images."""
+
     role: Literal["user"] = "user"
     content: list[UserBlock]
 
 
 class AssistantMessage(_Message):
+    """A model turn as decoded: content blocks, stop reason, usage, and `error` when it failed."""
+
     role: Literal["assistant"] = "assistant"
     content: list[AssistantBlock] = Field(default_factory=list)
     stop_reason: StopReason | None = None
@@ -54,6 +60,8 @@ class AssistantMessage(_Message):
 
 
 class ToolResultMessage(_Message):
+    """The result of the tool call `tool_call_id`; `is_error` when the tool failed."""
+
     role: Literal["tool_result"] = "tool_result"
     tool_call_id: str
     tool_name: str | None = None

@@ -35,6 +35,7 @@ class Outcome(BaseModel):
         return cls(message=message)
 
     def to_json(self) -> dict[str, Any]:
+        """The contract's JSON form: null fields omitted inside, `partial` always present with an error."""
         out: dict[str, Any] = {}
         if self.message is not None:
             out["message"] = self.message.model_dump(mode="json", exclude_none=True)

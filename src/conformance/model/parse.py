@@ -42,6 +42,7 @@ def validation_where(exc: ValidationError, prefix: str = "") -> str:
 
 
 def parse_conversation(data: Any, *, where: str = "conversation") -> Conversation:
+    """Validate a conversation from its JSON form; `InputError` naming the field otherwise."""
     try:
         return Conversation.model_validate(data)
     except ValidationError as exc:
@@ -50,6 +51,7 @@ def parse_conversation(data: Any, *, where: str = "conversation") -> Conversatio
 
 
 def parse_messages(data: Any, *, where: str = "messages") -> list[Message]:
+    """Validate a list of messages from its JSON form; `InputError` naming the field otherwise."""
     try:
         return MESSAGES_ADAPTER.validate_python(data)
     except ValidationError as exc:

@@ -14,6 +14,8 @@ SCHEMA_VERSION = 1
 
 
 class Cell(BaseModel):
+    """One provider × feature: its verdict (see `cell_verdict`) and the scenario results behind it."""
+
     model_config = ConfigDict(extra="forbid")
 
     provider: str
@@ -25,6 +27,8 @@ class Cell(BaseModel):
 
 
 class FeatureRow(BaseModel):
+    """A feature row of the matrix: id, group and title."""
+
     id: str
     group: str
     title: str
@@ -45,6 +49,8 @@ class Provenance(BaseModel):
 
 
 class Matrix(BaseModel):
+    """The whole run: providers × features, with every result and its provenance (`matrix.json`)."""
+
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
@@ -75,21 +81,25 @@ class Matrix(BaseModel):
         return self
 
     def cell(self, provider: str, feature: str) -> Cell | None:
+        """The cell of `provider` × `feature`, or None when the run has none."""
         for c in self.cells:
             if c.provider == provider and c.feature == feature:
                 return c
         return None
 
     def failed(self) -> bool:
+        """Whether any cell is `fail` or `error` (the run's exit status)."""
         return any(c.verdict in ("fail", "error") for c in self.cells)
 
     def save(self, path: Path) -> None:
+        """Write as `matrix.json` (indented, replaced in one step)."""
         from conformance.fileio import atomic_write
 
         atomic_write(path, self.model_dump_json(indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> Matrix:
+        """Read a `matrix.json`; `InputError` naming the file when it is missing or not a matrix."""
         from conformance.exceptions import InputError, one_line
 
         try:

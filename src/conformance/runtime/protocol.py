@@ -37,17 +37,23 @@ CAPABILITIES: dict[str, str] = {
 
 @runtime_checkable
 class Runtime(Protocol):
+    """What every runtime under test has: a name. The capability protocols below add the rest."""
+
     name: str
     """Shown in the report as the runtime under test."""
 
 
 class EncodeCapable(Protocol):
+    """A runtime with the `encode` capability."""
+
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
         """CONVERSATION.json → the wire request body this runtime would send to `provider`."""
         ...
 
 
 class DecodeCapable(Protocol):
+    """A runtime with the `decode` capability."""
+
     def decode(
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
     ) -> dict[str, Any]:
@@ -57,6 +63,8 @@ class DecodeCapable(Protocol):
 
 
 class RepairCapable(Protocol):
+    """A runtime with the `repair` capability."""
+
     def repair(
         self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
@@ -68,9 +76,13 @@ class RepairCapable(Protocol):
 class TurnClock(Protocol):
     """The only clock a runtime may use during a turn check: waits pass instantly and are recorded."""
 
-    def now(self) -> float: ...
+    def now(self) -> float:
+        """Current time in seconds (monotonic; advances only by the waits)."""
+        ...
 
-    async def sleep(self, seconds: float) -> None: ...
+    async def sleep(self, seconds: float) -> None:
+        """Wait `seconds`: recorded, returns at once."""
+        ...
 
     def sleep_sync(self, seconds: float) -> None:
         """For synchronous runtimes (an SDK's own retry loop)."""
@@ -99,7 +111,11 @@ class TurnRequest:
 
 
 class TurnCapable(Protocol):
-    def turn(self, request: TurnRequest) -> dict[str, Any]: ...
+    """A runtime with the `turn` capability."""
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        """Run one turn as `request` says; its final outcome (`{"message": …}` or `{"error": …, "partial": …}`)."""
+        ...
 
 
 def capabilities_of(runtime: object) -> frozenset[str]:
@@ -108,5 +124,20 @@ def capabilities_of(runtime: object) -> frozenset[str]:
 
 
 def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
+    """The capabilities of `needed` that `runtime` lacks, in the order given."""
     have = capabilities_of(runtime)
     return [cap for cap in needed if cap not in have]
+
+
+__all__ = [
+    "CAPABILITIES",
+    "DecodeCapable",
+    "EncodeCapable",
+    "RepairCapable",
+    "Runtime",
+    "TurnCapable",
+    "TurnClock",
+    "TurnRequest",
+    "capabilities_of",
+    "missing_capabilities",
+]

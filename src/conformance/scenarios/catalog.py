@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Feature:
+    """A row of the matrix: its id (what scenario files name), report group and title."""
+
     id: str
     group: str
     title: str
@@ -100,6 +102,7 @@ FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)
 
 
 def feature(feature_id: str) -> Feature:
+    """The catalog feature `feature_id`; `KeyError` when there is none."""
     for f in FEATURES:
         if f.id == feature_id:
             return f

@@ -19,6 +19,8 @@ _CONVERSATION_KEYS = frozenset({"messages", "tools", "options", "model"})
 
 @dataclass(frozen=True)
 class Scenario:
+    """A loaded scenario file: its id, topic (the directory), path and validated content."""
+
     id: str
     """The file's stem; unique across topics."""
     topic: str
@@ -27,16 +29,20 @@ class Scenario:
 
     @property
     def feature(self) -> str:
+        """The feature (matrix row) this scenario is evidence for."""
         return self.spec.feature
 
     @property
     def check(self) -> str:
+        """The name of the registered check that judges this scenario."""
         return self.spec.check
 
     def entry(self, provider: str) -> ProviderEntry | None:
+        """This scenario's entry for `provider`, or None when the file has none."""
         return self.spec.providers.get(provider)
 
     def cassette_path(self, provider: str, root: Path) -> Path:
+        """The cassette for `provider`: the entry's path under `root`, else `cassettes/<provider>/<id>.yaml`."""
         entry = self.entry(provider)
         if entry is not None and entry.cassette:
             return root / entry.cassette

@@ -40,10 +40,13 @@ def register_check_name(name: str) -> None:
 
 
 def known_checks() -> list[str]:
+    """The check names a scenario file may use, sorted."""
     return sorted(_CHECK_NAMES)
 
 
 class ProviderEntry(BaseModel):
+    """A scenario's settings for one provider: cassette, model, options, or why it is unsupported."""
+
     model_config = ConfigDict(extra="forbid")
 
     cassette: str | None = None
@@ -57,6 +60,8 @@ class ProviderEntry(BaseModel):
 
 
 class ScenarioFile(BaseModel):
+    """The content of one scenario file (docs/scenarios.md): what to run, on which providers, and what to expect."""
+
     model_config = ConfigDict(extra="forbid")
 
     title: str
