@@ -86,3 +86,18 @@ def test_xdist_workers_write_the_same_matrix_as_one_process(project: pytest.Pyte
     assert project.runpytest(*args, "-n", "2", "--conformance-html", str(two)).ret == 0
     assert _matrix(one / "matrix.json") == _matrix(two / "matrix.json")
     assert json.loads((two / "matrix.json").read_text())["counts"]
+
+
+REVERSED = """
+def pytest_collection_modifyitems(items):
+    items.reverse()
+"""
+
+
+def test_the_matrix_does_not_depend_on_the_test_order(project: pytest.Pytester) -> None:
+    forward, backward = project.path / "forward", project.path / "backward"
+    args = ["-m", "provider", "-p", "no:randomly"]
+    assert project.runpytest(*args, "--conformance-html", str(forward)).ret == 0
+    project.makeconftest(REVERSED)
+    assert project.runpytest(*args, "--conformance-html", str(backward)).ret == 0
+    assert _matrix(forward / "matrix.json") == _matrix(backward / "matrix.json")

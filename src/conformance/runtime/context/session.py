@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.fileio import atomic_write
 from conformance.model import Message, SystemMessage, TextBlock, UserMessage
 from conformance.runtime.context.compact import CompactionError, CompactSettings, Summarizer, compact_messages
 from conformance.runtime.transcripts import append_message, load_transcript, save_transcript
@@ -44,13 +44,7 @@ def backup_path(path: Path) -> Path:
 
 
 def _write_backup(path: Path) -> Path:
-    backup = backup_path(path)
-    tmp = backup.with_name(f".{backup.name}.tmp")
-    shutil.copyfile(path, tmp)
-    with open(tmp, "rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, backup)
-    return backup
+    return atomic_write(backup_path(path), path.read_bytes(), fsync=True)
 
 
 def _has_conversation(messages: Sequence[Message]) -> bool:
