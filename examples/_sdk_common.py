@@ -19,6 +19,7 @@ import httpx
 import httpx2
 
 from conformance.exceptions import InputError
+from conformance.replay.player import ReplayMismatch
 from conformance.runtime.protocol import TurnClock
 
 
@@ -76,7 +77,9 @@ class Httpx2Transport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     @staticmethod
     def _request(request: httpx2.Request, body: bytes) -> httpx.Request:
-        return httpx.Request(request.method, str(request.url), headers=list(request.headers.multi_items()), content=body)
+        return httpx.Request(
+            request.method, str(request.url), headers=list(request.headers.multi_items()), content=body
+        )
 
     @staticmethod
     def _response(response: httpx.Response, body: bytes) -> httpx2.Response:
@@ -117,3 +120,25 @@ def conversation_parts(conversation: dict[str, Any]) -> tuple[list[dict[str, Any
 
 def arguments_json(block: dict[str, Any]) -> str:
     return json.dumps(block.get("arguments") or {}, separators=(",", ":"))
+
+
+def reraise_replay_mismatch(exc: BaseException) -> None:
+    """Re-raise the harness's "request not in cassette" signal when a library wrapped it (as a
+    connection error, say): it is the harness's verdict to give, not an outcome of the runtime."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ReplayMismatch):
+            raise current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+
+
+def failed(error: dict[str, Any], partial: dict[str, Any] | None) -> dict[str, Any]:
+    """The outcome of a response that failed after `partial` arrived: the partial message carries the
+    error too (docs/normalized-form.md); an error event sent by the provider ends it with `error`."""
+    if partial is not None:
+        partial = {**partial, "error": error}
+        if error["kind"] != "stream_interrupted":
+            partial["stop_reason"] = "error"
+    return {"error": error, "partial": partial}

@@ -16,11 +16,11 @@ capabilities are absent and their rows are `skipped`.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anthropic
 import anthropic._base_client as anthropic_base_client
-import httpx
 import httpx2
 
 from conformance.capabilities import get_profile
@@ -28,7 +28,7 @@ from conformance.exceptions import InputError
 from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
-from examples._sdk_common import Httpx2Transport, mock_transport, sdk_sleeps_on
+from examples._sdk_common import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 
 _STOP = {
     "end_turn": "stop",
@@ -117,15 +117,10 @@ def _call(client: anthropic.Anthropic, params: dict[str, Any], stream: bool) -> 
     except anthropic.AnthropicError as exc:
         partial = None
         if manager is not None:
-            try:
+            with contextlib.suppress(AssertionError):  # no `message_start` yet
                 partial = _message(manager.current_message_snapshot)
-            except AssertionError:  # no `message_start` yet
-                pass
-        if isinstance(exc, anthropic.APIConnectionError) and exc.__cause__ is not None:
-            cause = exc.__cause__
-            if not isinstance(cause, httpx.HTTPError | httpx2.HTTPError | OSError):
-                raise cause from None  # the harness's own signal (a request the cassette lacks)
-        return {"error": _error(exc), "partial": partial}
+        reraise_replay_mismatch(exc)
+        return failed(_error(exc), partial)
 
 
 class AnthropicSdkRuntime:

@@ -16,6 +16,7 @@ capabilities are absent and their rows are `skipped`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -30,7 +31,7 @@ from conformance.exceptions import InputError
 from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
-from examples._sdk_common import mock_transport, sdk_sleeps_on
+from examples._sdk_common import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 
@@ -113,15 +114,10 @@ def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider:
         return {"message": _message(completion, provider)}
     except openai.OpenAIError as exc:
         partial = None
-        try:
+        with contextlib.suppress(AssertionError):  # nothing accumulated yet
             partial = _message(state.current_completion_snapshot, provider)
-        except AssertionError:  # nothing accumulated yet
-            pass
-        if isinstance(exc, openai.APIConnectionError) and exc.__cause__ is not None:
-            cause = exc.__cause__
-            if not isinstance(cause, httpx.HTTPError | OSError):
-                raise cause from None  # the harness's own signal (a request the cassette lacks)
-        return {"error": _error(exc), "partial": partial}
+        reraise_replay_mismatch(exc)
+        return failed(_error(exc), partial)
 
 
 class OpenAISdkRuntime:
