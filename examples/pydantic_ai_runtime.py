@@ -73,14 +73,13 @@ _ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
 def _model(provider: str, base_url: str, key: str, transport: Any) -> Model:
     """pydantic-ai's model class for `provider`'s dialect, sending through `transport` (an httpx one)."""
     profile = get_profile(provider)
+    http = httpx2.AsyncClient(transport=Httpx2Transport(transport))
     if profile.dialect == "openai_chat":
-        http = httpx.AsyncClient(transport=transport)
         return OpenAIChatModel(
             profile.default_model, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http)
         )
     if profile.dialect == "anthropic":
-        http2 = httpx2.AsyncClient(transport=Httpx2Transport(transport))
-        anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http2)
+        anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http)
         return AnthropicModel(profile.default_model, provider=anthropic_provider)
     raise InputError(
         f"this adapter drives pydantic-ai for OpenAI-chat and Anthropic, not {provider}", where="--provider"
@@ -229,7 +228,10 @@ class PydanticAiRuntime:
 
         profile = get_profile(provider)
         model = _model(provider, profile.base_url, "replay", httpx.MockTransport(answer))
-        conversation = {"messages": [{"role": "user", "content": "x"}], "options": {"stream": stream}}
+        # an explicit max_tokens: with its default (the model's maximum output) pydantic-ai streams
+        # an Anthropic request even when asked not to, and could not read a non-streamed answer
+        options = {"stream": stream, "max_tokens": 1024}
+        conversation = {"messages": [{"role": "user", "content": "x"}], "options": options}
         return asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
