@@ -134,6 +134,8 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
     for part in response.parts:
         if isinstance(part, pm.TextPart) and part.content:
             content.append({"type": "text", "text": part.content})
+        elif isinstance(part, pm.ThinkingPart) and part.id == "redacted_thinking":  # how it keeps Anthropic's
+            content.append({"type": "redacted_thinking", "data": part.signature})
         elif isinstance(part, pm.ThinkingPart):
             content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
         elif isinstance(part, pm.ToolCallPart):
