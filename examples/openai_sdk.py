@@ -70,6 +70,9 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
     msg = choice.message if choice is not None else None
     if msg is not None and msg.content:
         content.append({"type": "text", "text": msg.content})
+    refused = msg is not None and bool(msg.refusal)  # the SDK's typed `refusal` field
+    if refused:
+        content.append({"type": "text", "text": msg.refusal})
     for call in (msg.tool_calls if msg is not None else None) or []:
         try:
             args = json.loads(call.function.arguments or "{}")
@@ -82,7 +85,7 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
         content.append(block)
     out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider, "model": completion.model}
     if choice is not None and choice.finish_reason:
-        out["stop_reason"] = _STOP.get(choice.finish_reason, "stop")
+        out["stop_reason"] = "refusal" if refused else _STOP.get(choice.finish_reason, "stop")
         out["raw_stop_reason"] = choice.finish_reason
     usage = completion.usage
     if usage is not None:
