@@ -142,13 +142,12 @@ class AnthropicSdkRuntime:
         self._check(request.provider)
         profile = get_profile(request.provider)
         wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
-        policy = request.settings.get("policy", {})
-        retries = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
+        attempts = request.settings.get("policy", {}).get("max_attempts", anthropic.DEFAULT_MAX_RETRIES + 1)
         client = anthropic.Anthropic(
             api_key=request.keys[0],
             base_url=request.base_url.removesuffix("/v1"),  # the SDK's paths start with /v1
             http_client=httpx2.Client(transport=Httpx2Transport(request.transport)),
-            **retries,
+            max_retries=int(attempts) - 1,
         )
         with client, sdk_sleeps_on(request.clock, anthropic_base_client):
             return _call(client, wire.body, wire.stream)

@@ -70,9 +70,10 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
     msg = choice.message if choice is not None else None
     if msg is not None and msg.content:
         content.append({"type": "text", "text": msg.content})
-    refused = msg is not None and bool(msg.refusal)  # the SDK's typed `refusal` field
-    if refused:
-        content.append({"type": "text", "text": msg.refusal})
+    refusal = msg.refusal if msg is not None else None  # the SDK's typed `refusal` field
+    refused = bool(refusal)
+    if refusal:
+        content.append({"type": "text", "text": refusal})
     for call in (msg.tool_calls if msg is not None else None) or []:
         try:
             args = json.loads(call.function.arguments or "{}")
@@ -143,13 +144,12 @@ class OpenAISdkRuntime:
         self._check(request.provider)
         profile = get_profile(request.provider)
         wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
-        policy = request.settings.get("policy", {})
-        retries = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
+        attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
         client = openai.OpenAI(
             api_key=request.keys[0],
             base_url=request.base_url,
-            http_client=httpx.Client(transport=request.transport),
-            **retries,
+            http_client=httpx.Client(transport=request.transport),  # type: ignore[arg-type]  # legacy httpx is accepted
+            max_retries=int(attempts) - 1,
         )
         with client, sdk_sleeps_on(request.clock, openai_base_client):
             return _call(client, wire.body, wire.stream, request.provider)

@@ -119,9 +119,14 @@ def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], Mode
     if pending:
         out.append(pm.ModelRequest(parts=pending))
     settings: ModelSettings = {}
-    for key in ("max_tokens", "temperature", "top_p", "stop_sequences"):
-        if key in options:
-            settings[key] = options[key]  # type: ignore[literal-required]
+    for option, key in (
+        ("max_tokens", "max_tokens"),
+        ("temperature", "temperature"),
+        ("top_p", "top_p"),
+        ("stop", "stop_sequences"),
+    ):
+        if option in options:
+            settings[key] = options[option]  # type: ignore[literal-required]
     tools = [
         ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t.get("parameters", {}))
         for t in conversation.get("tools") or []
@@ -167,7 +172,8 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
 def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
     body = exc.body if isinstance(exc.body, dict) else {}
-    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    nested = body.get("error")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
     out: dict[str, Any] = {"kind": kind, "message": str(inner.get("message") or exc.message)}
     status = getattr(exc, "status_code", None)
     if status is not None and not exc.in_stream:
