@@ -3,6 +3,7 @@ their built-in retries are judged by the turn check on the harness clock."""
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -131,3 +132,47 @@ def test_without_retries_the_sdk_returns_the_typed_error() -> None:
     assert outcome["error"]["status"] == 429
     assert outcome["partial"] is None
     assert transport.unplayed() == [1]
+
+
+def _hinted(provider: str, hints: dict[str, str]) -> Any:
+    """The recorded 429-then-200 cassette with other retry hints on the 429 (authored here)."""
+    cassette = copy.deepcopy(load_cassette(ROOT / "cassettes" / provider / "retry_429_retry_after.yaml"))  # cached
+    headers = cassette.interactions[0].response.headers
+    for name in [k for k in headers if k.lower() == "retry-after"]:
+        del headers[name]
+    headers.update({name: [value] for name, value in hints.items()})
+    return cassette
+
+
+def _turn_on(runtime: Any, provider: str, cassette: Any) -> tuple[dict[str, Any], FakeClock, CassetteTransport]:
+    clock = FakeClock()
+    transport = CassetteTransport(cassette, clock=clock)
+    request = TurnRequest(
+        provider=provider,
+        conversation={"messages": [{"role": "user", "content": "Say hi."}], "options": {"max_tokens": 32}},
+        transport=transport,
+        base_url=get_profile(provider).base_url,
+        keys=["replay-key-0"],
+        clock=clock,
+        settings={"policy": {"max_attempts": 3}},
+    )
+    return runtime.turn(request), clock, transport
+
+
+@pytest.mark.parametrize(("runtime", "provider"), [(openai_sdk.make(), "openai"), (anthropic_sdk.make(), "anthropic")])
+def test_retry_after_ms_is_preferred_to_retry_after(runtime: Any, provider: str) -> None:
+    outcome, clock, _ = _turn_on(runtime, provider, _hinted(provider, {"retry-after-ms": "1500", "retry-after": "30"}))
+    assert clock.sleeps == [1.5]
+    assert "message" in outcome
+
+
+def test_a_hint_beyond_two_minutes_openai_gives_up_anthropic_waits() -> None:
+    """The openai SDK does not retry when the hint exceeds its 120 s ceiling; the anthropic SDK
+    waits whatever the provider asks."""
+    outcome, clock, transport = _turn_on(openai_sdk.make(), "openai", _hinted("openai", {"retry-after": "600"}))
+    assert clock.sleeps == []
+    assert outcome["error"]["kind"] == "rate_limited"
+    assert transport.unplayed() == [1]
+    outcome, clock, _ = _turn_on(anthropic_sdk.make(), "anthropic", _hinted("anthropic", {"retry-after": "600"}))
+    assert clock.sleeps == [600.0]
+    assert "message" in outcome
