@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 import pytest
 
 pytest.importorskip("pydantic_ai")
 pytest.importorskip("httpx2")
 
-from conformance.runtime.protocol import capabilities_of
+from conformance.capabilities import get_profile
+from conformance.replay.cassette import load_cassette
+from conformance.replay.player import CassetteTransport
+from conformance.runtime.clock import FakeClock
+from conformance.runtime.protocol import TurnRequest, capabilities_of
 from examples import pydantic_ai_runtime
-from tests.examples.rows import rows
+from tests.examples.rows import ROOT, rows
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -47,3 +54,31 @@ def test_its_own_requests_are_matched_against_the_cassette() -> None:
     assert row.verdict == "fail"
     assert "request not in cassette" in row.reason
     assert "stream: false" in row.reason
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_its_retries_wait_out_retry_after_on_the_harness_clock(provider: str) -> None:
+    """The recorded 429-then-200 exchange, with the requests recorded as pydantic-ai words them (its
+    own `encode`): the SDK's async retry loop underneath waits the 30 s on the fake clock."""
+    runtime = pydantic_ai_runtime.make()
+    conversation = {"messages": [{"role": "user", "content": "Say hi."}], "options": {"max_tokens": 32}}
+    cassette = copy.deepcopy(load_cassette(ROOT / "cassettes" / provider / "retry_429_retry_after.yaml"))
+    own = json.dumps(runtime.encode(conversation, provider)).encode()
+    for interaction in cassette.interactions:
+        interaction.request.body = own
+    clock = FakeClock()
+    transport = CassetteTransport(cassette, clock=clock)
+    outcome = runtime.turn(
+        TurnRequest(
+            provider=provider,
+            conversation=conversation,
+            transport=transport,
+            base_url=get_profile(provider).base_url,
+            keys=["replay-key-0"],
+            clock=clock,
+            settings={"policy": {"max_attempts": 3}},
+        )
+    )
+    assert clock.sleeps == [30.0]
+    assert transport.unplayed() == []
+    assert outcome["message"]["content"] == [{"type": "text", "text": "Hi!"}]
