@@ -34,8 +34,10 @@ from pydantic_ai import messages as pm
 from pydantic_ai.direct import model_request, model_request_stream
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
@@ -81,8 +83,11 @@ def _model(provider: str, base_url: str, key: str, transport: Any) -> Model:
     if profile.dialect == "anthropic":
         anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http)
         return AnthropicModel(profile.default_model, provider=anthropic_provider)
+    if profile.dialect == "gemini":
+        google_provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=http)
+        return GoogleModel(profile.default_model, provider=google_provider)
     raise InputError(
-        f"this adapter drives pydantic-ai for OpenAI-chat and Anthropic, not {provider}", where="--provider"
+        f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
     )
 
 
@@ -137,14 +142,17 @@ def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], Mode
 def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     for part in response.parts:
-        if isinstance(part, pm.TextPart) and part.content:
-            content.append({"type": "text", "text": part.content})
+        # Gemini's thoughtSignature, kept in the part's provider_details
+        signature = (getattr(part, "provider_details", None) or {}).get("thought_signature")
+        extra = {"signature": signature} if signature else {}
+        if isinstance(part, pm.TextPart) and (part.content or signature):
+            content.append({"type": "text", "text": part.content, **extra})
         elif isinstance(part, pm.ThinkingPart) and part.id == "redacted_thinking":  # how it keeps Anthropic's
             content.append({"type": "redacted_thinking", "data": part.signature})
         elif isinstance(part, pm.ThinkingPart):
             content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
         elif isinstance(part, pm.ToolCallPart):
-            block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name}
+            block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
             try:
                 block["arguments"] = part.args_as_dict()
             except ValueError:
@@ -164,7 +172,7 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
         "output_tokens": u.output_tokens,
         "cache_read_tokens": u.cache_read_tokens,
         "cache_write_tokens": u.cache_write_tokens,
-        "reasoning_tokens": int(u.details.get("reasoning_tokens", 0)),
+        "reasoning_tokens": u.output_reasoning_tokens,
     }
     return out
 
