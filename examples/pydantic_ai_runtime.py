@@ -1,4 +1,4 @@
-"""`pydantic-ai`'s model classes as a runtime under test (OpenAI-chat providers and Anthropic).
+"""`pydantic-ai`'s model classes as a runtime under test (OpenAI-chat providers, Anthropic, Gemini).
 
 pydantic-ai has its own message model, request building, stream handling, error categories and
 `ModelSettings`; it sends through the providers' SDKs, whose HTTP client it lets you inject.
@@ -15,7 +15,7 @@ pydantic-ai has its own message model, request building, stream handling, error 
 
 pydantic-ai has no transcript repair or loader of its own: those rows are `skipped`.
 
-    conformance run --runtime examples.pydantic_ai_runtime:make --provider openai --provider anthropic
+    conformance run --runtime examples.pydantic_ai_runtime:make --provider openai --provider anthropic --provider gemini
 """
 
 from __future__ import annotations
