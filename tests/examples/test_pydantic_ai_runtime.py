@@ -82,3 +82,18 @@ def test_its_retries_wait_out_retry_after_on_the_harness_clock(provider: str) ->
     assert clock.sleeps == [30.0]
     assert transport.unplayed() == []
     assert outcome["message"]["content"] == [{"type": "text", "text": "Hi!"}]
+
+
+def test_gemini_tool_calls_get_fresh_random_ids() -> None:
+    """Gemini sends no tool-call ids; pydantic-ai makes up a random one per decoding, so the same
+    bytes read twice disagree (the normalized form numbers them: `call_0`, …)."""
+    got = rows(pydantic_ai_runtime.make_decoder(), {"text_basic", "tool_call_single"}, ["gemini"])
+    assert got[("text_basic", "gemini")].verdict == "pass", got[("text_basic", "gemini")].reason
+    row = got[("tool_call_single", "gemini")]
+    assert row.verdict == "fail"
+    assert row.actual["message"]["content"][0]["id"].startswith("pyd_ai_")
+    again = rows(pydantic_ai_runtime.make_decoder(), {"tool_call_single"}, ["gemini"])
+    assert (
+        again[("tool_call_single", "gemini")].actual["message"]["content"][0]["id"]
+        != row.actual["message"]["content"][0]["id"]
+    )
