@@ -75,7 +75,7 @@ _ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
 def _model(provider: str, base_url: str, key: str, transport: Any) -> Model:
     """pydantic-ai's model class for `provider`'s dialect, sending through `transport` (an httpx one)."""
     profile = get_profile(provider)
-    http = httpx2.AsyncClient(transport=Httpx2Transport(transport))
+    http = httpx2.AsyncClient(transport=Httpx2Transport(transport), timeout=600.0)
     if profile.dialect == "openai_chat":
         return OpenAIChatModel(
             profile.default_model, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http)
