@@ -1,0 +1,157 @@
+"""The official `anthropic` Python SDK as a runtime under test (Messages API).
+
+- `decode`: the recorded response goes through the SDK (`messages.create`, or `messages.stream` and
+  its message accumulator) and the SDK's final `Message` — or the exception it raises, with the
+  snapshot accumulated so far as the partial message — is mapped to the normalized form.
+- `turn`: the SDK sends the request itself, with its own retry loop (`max_retries`, its reading of
+  `retry-after-ms` / `retry-after`, its back-off). Its `time.sleep` waits on the harness clock. The
+  SDK is built on `httpx2`: the harness's `httpx` transport reaches it through a small bridge. The
+  SDK takes wire parameters, not a conversation: they are built with this package's encoder.
+
+The SDK has no request encoder of its own, no history repair, no transcript loader: those
+capabilities are absent and their rows are `skipped`.
+
+    conformance run --runtime examples.anthropic_sdk:make --provider anthropic
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import anthropic
+import anthropic._base_client as anthropic_base_client
+import httpx2
+
+from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
+from conformance.model.parse import parse_conversation
+from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.reference import ReferenceRuntime
+from examples._sdk_common import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
+
+_STOP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_use",
+    "refusal": "refusal",
+}
+
+_ERRORS: list[tuple[type[anthropic.APIStatusError], str]] = [
+    (anthropic.BadRequestError, "invalid_request"),
+    (anthropic.AuthenticationError, "auth"),
+    (anthropic.PermissionDeniedError, "permission"),
+    (anthropic.NotFoundError, "not_found"),
+    (anthropic.ContentTooLargeError, "payload_too_large"),
+    (anthropic.RateLimitError, "rate_limited"),
+    (anthropic.OverloadedError, "overloaded"),
+    (anthropic.InternalServerError, "server"),
+]
+"""The SDK's exception classes → normalized error kinds (first match; subclasses listed first)."""
+
+
+def _error(exc: anthropic.AnthropicError) -> dict[str, Any]:
+    if isinstance(exc, anthropic.APITimeoutError):
+        return {"kind": "timeout", "message": str(exc)}
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+        out: dict[str, Any] = {"kind": kind, "message": exc.api_message or str(exc)}
+        if exc.status_code != 200:  # an `error` event inside a 200 stream carries no HTTP status of its own
+            out["status"] = exc.status_code
+        if exc.type:
+            out["provider_code"] = exc.type
+        return out
+    return {"kind": "stream_interrupted", "message": str(exc)}
+
+
+def _block(block: Any) -> dict[str, Any] | None:
+    kind = block.type
+    if kind == "text":
+        return {"type": "text", "text": block.text} if block.text else None
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature or None}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    if kind == "tool_use":
+        args = block.input if isinstance(block.input, dict) else {}
+        return {"type": "tool_call", "id": block.id, "name": block.name, "arguments": args}
+    return None
+
+
+def _message(message: Any) -> dict[str, Any]:
+    blocks = [b for b in (_block(x) for x in message.content) if b is not None]
+    out: dict[str, Any] = {"role": "assistant", "content": blocks, "provider": "anthropic", "model": message.model}
+    if message.stop_reason:
+        out["raw_stop_reason"] = message.stop_reason
+        if message.stop_reason in _STOP:
+            out["stop_reason"] = _STOP[message.stop_reason]
+    usage = message.usage
+    if usage is not None:
+        read, write = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+        out["usage"] = {
+            "input_tokens": usage.input_tokens + read + write,
+            "output_tokens": usage.output_tokens,
+            "cache_read_tokens": read,
+            "cache_write_tokens": write,
+        }
+    return out
+
+
+def _call(client: anthropic.Anthropic, params: dict[str, Any], stream: bool) -> dict[str, Any]:
+    """One Messages request through the SDK → the normalized outcome."""
+    params = dict(params)
+    named = {k: params.pop(k) for k in ("model", "max_tokens", "messages") if k in params}
+    named.setdefault("model", "x")
+    named.setdefault("max_tokens", 1)
+    named.setdefault("messages", [])
+    params.pop("stream", None)
+    manager = None
+    try:
+        if stream:
+            with client.messages.stream(**named, extra_body=params or None) as manager:
+                return {"message": _message(manager.get_final_message())}
+        return {"message": _message(client.messages.create(**named, extra_body=params or None))}
+    except anthropic.AnthropicError as exc:
+        partial = None
+        if manager is not None:
+            with contextlib.suppress(AssertionError):  # no `message_start` yet
+                partial = _message(manager.current_message_snapshot)
+        reraise_replay_mismatch(exc)
+        return failed(_error(exc), partial)
+
+
+class AnthropicSdkRuntime:
+    name = f"anthropic-sdk {anthropic.__version__}"
+
+    def _check(self, provider: str) -> None:
+        if get_profile(provider).dialect != "anthropic":
+            raise InputError(f"the anthropic SDK speaks the Messages dialect, not {provider}'s", where="--provider")
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        self._check(provider)
+        http = httpx2.Client(transport=mock_transport(status, headers, chunks))
+        with anthropic.Anthropic(api_key="replay", max_retries=0, http_client=http) as client:
+            return _call(client, {}, stream)
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        self._check(request.provider)
+        profile = get_profile(request.provider)
+        wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
+        attempts = request.settings.get("policy", {}).get("max_attempts", anthropic.DEFAULT_MAX_RETRIES + 1)
+        client = anthropic.Anthropic(
+            api_key=request.keys[0],
+            base_url=request.base_url.removesuffix("/v1"),  # the SDK's paths start with /v1
+            http_client=httpx2.Client(transport=Httpx2Transport(request.transport)),
+            max_retries=int(attempts) - 1,
+        )
+        with client, sdk_sleeps_on(request.clock, anthropic_base_client):
+            return _call(client, wire.body, wire.stream)
+
+
+def make() -> AnthropicSdkRuntime:
+    return AnthropicSdkRuntime()

@@ -1,0 +1,159 @@
+"""The official `openai` Python SDK as a runtime under test (Chat Completions, any OpenAI-chat provider).
+
+- `decode`: the recorded response goes through the SDK (`chat.completions.create`, streaming or not,
+  its `ChatCompletionStreamState` accumulator) and the SDK's final objects — or the exception it
+  raises — are mapped to the normalized form.
+- `turn`: the SDK sends the request itself, with its own retry loop (`max_retries`, its reading of
+  `retry-after-ms` / `retry-after`, its back-off). Its `time.sleep` waits on the harness clock.
+  The SDK takes wire parameters, not a conversation: the request parameters are built with this
+  package's encoder and handed to `create` as they are.
+
+The SDK has no request encoder of its own, no history repair, no transcript loader: those
+capabilities are absent and their rows are `skipped`.
+
+    conformance run --runtime examples.openai_sdk:make --provider openai
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+import httpx
+import httpx2
+import openai
+import openai._base_client as openai_base_client
+from openai.lib.streaming.chat import ChatCompletionStreamState
+
+from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
+from conformance.model.parse import parse_conversation
+from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.reference import ReferenceRuntime
+from examples._sdk_common import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
+
+_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
+
+_ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
+    (openai.BadRequestError, "invalid_request"),
+    (openai.AuthenticationError, "auth"),
+    (openai.PermissionDeniedError, "permission"),
+    (openai.NotFoundError, "not_found"),
+    (openai.RateLimitError, "rate_limited"),
+    (openai.InternalServerError, "server"),
+]
+"""The SDK's exception classes → normalized error kinds (the SDK has no class for other statuses)."""
+
+
+def _error(exc: openai.OpenAIError) -> dict[str, Any]:
+    if isinstance(exc, openai.APITimeoutError):
+        return {"kind": "timeout", "message": str(exc)}
+    if isinstance(exc, openai.APIStatusError):
+        kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+        body = exc.body if isinstance(exc.body, dict) else {}
+        out: dict[str, Any] = {"kind": kind, "status": exc.status_code, "message": str(body.get("message") or exc)}
+        if exc.code:
+            out["provider_code"] = str(exc.code)
+        return out
+    if isinstance(exc, openai.APIError):  # an `error` event inside a stream
+        out = {"kind": "stream_interrupted", "message": exc.message}
+        if exc.code:
+            out["provider_code"] = str(exc.code)
+        return out
+    return {"kind": "stream_interrupted", "message": str(exc)}
+
+
+def _message(completion: Any, provider: str) -> dict[str, Any]:
+    choice = completion.choices[0] if completion.choices else None
+    content: list[dict[str, Any]] = []
+    msg = choice.message if choice is not None else None
+    if msg is not None and msg.content:
+        content.append({"type": "text", "text": msg.content})
+    refusal = msg.refusal if msg is not None else None  # the SDK's typed `refusal` field
+    refused = bool(refusal)
+    if refusal:
+        content.append({"type": "text", "text": refusal})
+    for call in (msg.tool_calls if msg is not None else None) or []:
+        try:
+            args = json.loads(call.function.arguments or "{}")
+        except ValueError:
+            args = None
+        block: dict[str, Any] = {"type": "tool_call", "id": call.id, "name": call.function.name}
+        block["arguments"] = args if isinstance(args, dict) else {}
+        if not isinstance(args, dict):
+            block["raw_arguments"] = call.function.arguments
+        content.append(block)
+    out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider, "model": completion.model}
+    if choice is not None and choice.finish_reason:
+        out["stop_reason"] = "refusal" if refused else _STOP.get(choice.finish_reason, "stop")
+        out["raw_stop_reason"] = choice.finish_reason
+    usage = completion.usage
+    if usage is not None:
+        cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
+        reasoning = usage.completion_tokens_details.reasoning_tokens if usage.completion_tokens_details else None
+        out["usage"] = {
+            "input_tokens": usage.prompt_tokens,
+            "output_tokens": usage.completion_tokens,
+            "cache_read_tokens": cached or 0,
+            "reasoning_tokens": reasoning or 0,
+        }
+    return out
+
+
+def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
+    """One `chat.completions.create` through the SDK → the normalized outcome."""
+    params = dict(params)
+    model, messages = params.pop("model", "x"), params.pop("messages", [])
+    params.pop("stream", None)
+    state = ChatCompletionStreamState()
+    try:
+        if stream:
+            for chunk in client.chat.completions.create(
+                model=model, messages=messages, stream=True, extra_body=params or None
+            ):
+                state.handle_chunk(chunk)
+            return {"message": _message(state.current_completion_snapshot, provider)}
+        completion = client.chat.completions.create(model=model, messages=messages, extra_body=params or None)
+        return {"message": _message(completion, provider)}
+    except openai.OpenAIError as exc:
+        partial = None
+        with contextlib.suppress(AssertionError):  # nothing accumulated yet
+            partial = _message(state.current_completion_snapshot, provider)
+        reraise_replay_mismatch(exc)
+        return failed(_error(exc), partial)
+
+
+class OpenAISdkRuntime:
+    name = f"openai-sdk {openai.__version__}"
+
+    def _check(self, provider: str) -> None:
+        if get_profile(provider).dialect != "openai_chat":
+            raise InputError(f"the openai SDK speaks the OpenAI chat dialect, not {provider}'s", where="--provider")
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        self._check(provider)
+        transport = mock_transport(status, headers, chunks)
+        client = openai.OpenAI(api_key="replay", max_retries=0, http_client=httpx2.Client(transport=transport))
+        with client:
+            return _call(client, {}, stream, provider)
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        self._check(request.provider)
+        profile = get_profile(request.provider)
+        wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
+        attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
+        client = openai.OpenAI(
+            api_key=request.keys[0],
+            base_url=request.base_url,
+            http_client=httpx.Client(transport=request.transport),  # type: ignore[arg-type]  # legacy httpx is accepted
+            max_retries=int(attempts) - 1,
+        )
+        with client, sdk_sleeps_on(request.clock, openai_base_client):
+            return _call(client, wire.body, wire.stream, request.provider)
+
+
+def make() -> OpenAISdkRuntime:
+    return OpenAISdkRuntime()

@@ -1,0 +1,278 @@
+"""`pydantic-ai`'s model classes as a runtime under test (OpenAI-chat providers, Anthropic, Gemini).
+
+pydantic-ai has its own message model, request building, stream handling, error categories and
+`ModelSettings`; it sends through the providers' SDKs, whose HTTP client it lets you inject.
+
+- `encode`: the conversation as pydantic-ai messages and tool definitions, sent through the model
+  class; the request body it puts on the wire is the answer (caught by a transport that answers
+  nothing else).
+- `decode`: a request through the model class, answered with the recorded response; its
+  `ModelResponse` (or the `ModelAPIError` category it raises, with what the stream produced
+  before it) is mapped to the normalized form.
+- `turn`: one request of pydantic-ai's own making against the harness's transport, with
+  `ModelSettings['max_retries']` from the scenario's policy; the SDK's retry loop underneath
+  waits on the harness clock.
+
+pydantic-ai has no transcript repair or loader of its own: those rows are `skipped`.
+
+    conformance run --runtime examples.pydantic_ai_runtime:make --provider openai --provider anthropic --provider gemini
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import anthropic._base_client as anthropic_base_client
+import httpx
+import httpx2
+import openai._base_client as openai_base_client
+import pydantic_ai
+from pydantic_ai import exceptions as errors
+from pydantic_ai import messages as pm
+from pydantic_ai.direct import model_request, model_request_stream
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.google import GoogleModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.google import GoogleProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
+
+from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
+from conformance.runtime.protocol import TurnRequest
+from examples._sdk_common import (
+    Httpx2Transport,
+    conversation_parts,
+    failed,
+    reraise_replay_mismatch,
+    sdk_sleeps_on,
+    text_of,
+)
+
+_STOP = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_call": "tool_use"}
+
+_ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
+    (errors.ModelContextWindowExceededError, "context_overflow"),
+    (errors.ModelAuthenticationError, "auth"),
+    (errors.ModelNotFoundError, "not_found"),
+    (errors.ModelRequestRejectedError, "invalid_request"),
+    (errors.ModelRateLimitError, "rate_limited"),
+    (errors.ModelQuotaExceededError, "rate_limited"),
+    (errors.ModelOverloadedError, "overloaded"),
+    (errors.ModelUnavailableError, "overloaded"),
+    (errors.ModelServerError, "server"),
+    (errors.ModelTimeoutError, "timeout"),
+    (errors.ModelConnectionError, "stream_interrupted"),
+]
+"""pydantic-ai's error categories → normalized error kinds (first match; subclasses listed first)."""
+
+
+def _model(provider: str, base_url: str, key: str, transport: Any) -> Model:
+    """pydantic-ai's model class for `provider`'s dialect, sending through `transport` (an httpx one)."""
+    profile = get_profile(provider)
+    http = httpx2.AsyncClient(transport=Httpx2Transport(transport), timeout=600.0)
+    if profile.dialect == "openai_chat":
+        return OpenAIChatModel(
+            profile.default_model, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http)
+        )
+    if profile.dialect == "anthropic":
+        anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http)
+        return AnthropicModel(profile.default_model, provider=anthropic_provider)
+    if profile.dialect == "gemini":
+        google_provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=http)
+        return GoogleModel(profile.default_model, provider=google_provider)
+    raise InputError(
+        f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
+    )
+
+
+def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], ModelSettings, ModelRequestParameters]:
+    """CONVERSATION.json → pydantic-ai messages, settings and tool definitions."""
+    messages, options, _ = conversation_parts(conversation)
+    out: list[pm.ModelMessage] = []
+    pending: list[Any] = []
+    for msg in messages:
+        role, content = msg.get("role"), msg.get("content", "")
+        if role == "system":
+            pending.append(pm.SystemPromptPart(text_of(content)))
+        elif role == "user":
+            pending.append(pm.UserPromptPart(text_of(content)))
+        elif role == "tool_result":
+            pending.append(
+                pm.ToolReturnPart(str(msg.get("tool_name", "")), text_of(content), tool_call_id=msg["tool_call_id"])
+            )
+        elif role == "assistant":
+            if pending:
+                out.append(pm.ModelRequest(parts=pending))
+                pending = []
+            parts: list[Any] = []
+            for b in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+                if b["type"] == "text":
+                    parts.append(pm.TextPart(b["text"]))
+                elif b["type"] == "thinking":
+                    parts.append(pm.ThinkingPart(b["thinking"], signature=b.get("signature")))
+                elif b["type"] == "tool_call":
+                    parts.append(pm.ToolCallPart(b["name"], b.get("arguments") or {}, tool_call_id=b["id"]))
+            out.append(pm.ModelResponse(parts=parts))
+        else:
+            raise InputError(f"unknown role {role!r}", where="conversation.messages")
+    if pending:
+        out.append(pm.ModelRequest(parts=pending))
+    settings: ModelSettings = {}
+    for option, key in (
+        ("max_tokens", "max_tokens"),
+        ("temperature", "temperature"),
+        ("top_p", "top_p"),
+        ("stop", "stop_sequences"),
+    ):
+        if option in options:
+            settings[key] = options[option]  # type: ignore[literal-required]
+    tools = [
+        ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t.get("parameters", {}))
+        for t in conversation.get("tools") or []
+    ]
+    return out, settings, ModelRequestParameters(function_tools=tools, allow_text_output=True)
+
+
+def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for part in response.parts:
+        # Gemini's thoughtSignature, kept in the part's provider_details
+        signature = (getattr(part, "provider_details", None) or {}).get("thought_signature")
+        extra = {"signature": signature} if signature else {}
+        if isinstance(part, pm.TextPart) and (part.content or signature):
+            content.append({"type": "text", "text": part.content, **extra})
+        elif isinstance(part, pm.ThinkingPart) and part.id == "redacted_thinking":  # how it keeps Anthropic's
+            content.append({"type": "redacted_thinking", "data": part.signature})
+        elif isinstance(part, pm.ThinkingPart):
+            content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
+        elif isinstance(part, pm.ToolCallPart):
+            block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
+            try:
+                block["arguments"] = part.args_as_dict()
+            except ValueError:
+                block["arguments"], block["raw_arguments"] = {}, part.args
+            content.append(block)
+    out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider}
+    if response.model_name:
+        out["model"] = response.model_name
+    raw = (response.provider_details or {}).get("finish_reason")
+    if response.finish_reason:
+        out["stop_reason"] = _STOP.get(response.finish_reason, "error")
+    if raw:
+        out["raw_stop_reason"] = raw
+    u = response.usage
+    out["usage"] = {
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "cache_read_tokens": u.cache_read_tokens,
+        "cache_write_tokens": u.cache_write_tokens,
+        "reasoning_tokens": u.output_reasoning_tokens,
+    }
+    return out
+
+
+def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
+    kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+    body = exc.body if isinstance(exc.body, dict) else {}
+    nested = body.get("error")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
+    out: dict[str, Any] = {"kind": kind, "message": str(inner.get("message") or exc.message)}
+    status = getattr(exc, "status_code", None)
+    if status is not None and not exc.in_stream:
+        out["status"] = status
+    if exc.provider_error_code or exc.provider_error_type:
+        out["provider_code"] = exc.provider_error_code or exc.provider_error_type
+    if exc.retry_after is not None:
+        out["retry_after_s"] = float(exc.retry_after)
+    return out
+
+
+async def _run(
+    model: Model, conversation: dict[str, Any], provider: str, settings: ModelSettings | None = None
+) -> dict[str, Any]:
+    messages, model_settings, params = _messages(conversation)
+    model_settings.update(settings or {})
+    stream = bool((conversation.get("options") or {}).get("stream"))
+    streamed = None
+    try:
+        if stream:
+            async with model_request_stream(
+                model, messages, model_settings=model_settings, model_request_parameters=params
+            ) as streamed:
+                async for _ in streamed:
+                    pass
+                return {"message": _message(streamed.get(), provider)}
+        response = await model_request(model, messages, model_settings=model_settings, model_request_parameters=params)
+        return {"message": _message(response, provider)}
+    except errors.ModelAPIError as exc:
+        reraise_replay_mismatch(exc)
+        partial = _message(streamed.get(), provider) if streamed is not None and streamed.get().parts else None
+        return failed(_error(exc), partial)
+    except errors.UnexpectedModelBehavior as exc:
+        partial = _message(streamed.get(), provider) if streamed is not None and streamed.get().parts else None
+        return failed({"kind": "stream_interrupted", "message": exc.message}, partial)
+
+
+class PydanticAiRuntime:
+    name = f"pydantic-ai {pydantic_ai.__version__}"
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        sent: list[dict[str, Any]] = []
+
+        def capture(request: httpx.Request) -> httpx.Response:
+            sent.append(json.loads(request.content))
+            return httpx.Response(418, json={"error": {"message": "captured"}})
+
+        profile = get_profile(provider)
+        model = _model(provider, profile.base_url, "encode", httpx.MockTransport(capture))
+        asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+        if not sent:
+            raise InputError("pydantic-ai sent no request", where="encode")
+        return sent[0]
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        def answer(request: httpx.Request) -> httpx.Response:
+            return httpx.Response(status, headers=list(headers.items()), content=b"".join(chunks))
+
+        profile = get_profile(provider)
+        model = _model(provider, profile.base_url, "replay", httpx.MockTransport(answer))
+        # an explicit max_tokens: with its default (the model's maximum output) pydantic-ai streams
+        # an Anthropic request even when asked not to, and could not read a non-streamed answer
+        options = {"stream": stream, "max_tokens": 1024}
+        conversation = {"messages": [{"role": "user", "content": "x"}], "options": options}
+        return asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        model = _model(request.provider, request.base_url, request.keys[0], request.transport)
+        policy = request.settings.get("policy", {})
+        settings: ModelSettings = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
+        with sdk_sleeps_on(request.clock, openai_base_client, anthropic_base_client):
+            return asyncio.run(_run(model, request.conversation, request.provider, settings))
+
+
+class PydanticAiDecoder:
+    """pydantic-ai's reading of responses alone: the recorded request stands in for its own (which
+    the harness would otherwise match against the cassette first)."""
+
+    name = f"pydantic-ai {pydantic_ai.__version__} (decode only)"
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        return PydanticAiRuntime().decode(provider, status, headers, chunks, stream)
+
+
+def make() -> PydanticAiRuntime:
+    return PydanticAiRuntime()
+
+
+def make_decoder() -> PydanticAiDecoder:
+    return PydanticAiDecoder()

@@ -1,0 +1,99 @@
+"""pydantic-ai's model classes as a runtime under test."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+pytest.importorskip("httpx2")
+
+from conformance.capabilities import get_profile
+from conformance.replay.cassette import load_cassette
+from conformance.replay.player import CassetteTransport
+from conformance.runtime.clock import FakeClock
+from conformance.runtime.protocol import TurnRequest, capabilities_of
+from examples import pydantic_ai_runtime
+from tests.examples.rows import ROOT, rows
+
+# the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
+
+def test_capabilities() -> None:
+    assert capabilities_of(pydantic_ai_runtime.make()) == {"encode", "decode", "turn"}
+    assert capabilities_of(pydantic_ai_runtime.make_decoder()) == {"decode"}
+
+
+def test_its_reading_of_responses() -> None:
+    got = rows(
+        pydantic_ai_runtime.make_decoder(),
+        {"text_basic", "tool_call_stream", "error_rate_limit", "refusal_stream"},
+        ["openai", "anthropic"],
+    )
+    for key in [
+        ("text_basic", "openai"),
+        ("error_rate_limit", "openai"),
+        ("tool_call_stream", "anthropic"),
+        ("error_rate_limit", "anthropic"),
+    ]:
+        assert got[key].verdict == "pass", got[key].reason
+    # its finish reasons have no `refusal`: Anthropic's `refusal` becomes `content_filter`
+    refusal = got[("refusal_stream", "anthropic")]
+    assert refusal.verdict == "fail"
+    assert refusal.actual["message"]["stop_reason"] == "content_filter"
+
+
+def test_its_own_requests_are_matched_against_the_cassette() -> None:
+    """With its own request building, every request carries an explicit `"stream": false`, which the
+    recorded requests leave out: the turn never reaches its retry loop."""
+    got = rows(pydantic_ai_runtime.make(), {"retry_429_retry_after"}, ["openai"])
+    row = got[("retry_429_retry_after", "openai")]
+    assert row.verdict == "fail"
+    assert "request not in cassette" in row.reason
+    assert "stream: false" in row.reason
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_its_retries_wait_out_retry_after_on_the_harness_clock(provider: str) -> None:
+    """The recorded 429-then-200 exchange, with the requests recorded as pydantic-ai words them (its
+    own `encode`): the SDK's async retry loop underneath waits the 30 s on the fake clock."""
+    runtime = pydantic_ai_runtime.make()
+    conversation = {"messages": [{"role": "user", "content": "Say hi."}], "options": {"max_tokens": 32}}
+    cassette = copy.deepcopy(load_cassette(ROOT / "cassettes" / provider / "retry_429_retry_after.yaml"))
+    own = json.dumps(runtime.encode(conversation, provider)).encode()
+    for interaction in cassette.interactions:
+        interaction.request.body = own
+    clock = FakeClock()
+    transport = CassetteTransport(cassette, clock=clock)
+    outcome = runtime.turn(
+        TurnRequest(
+            provider=provider,
+            conversation=conversation,
+            transport=transport,
+            base_url=get_profile(provider).base_url,
+            keys=["replay-key-0"],
+            clock=clock,
+            settings={"policy": {"max_attempts": 3}},
+        )
+    )
+    assert clock.sleeps == [30.0]
+    assert transport.unplayed() == []
+    assert outcome["message"]["content"] == [{"type": "text", "text": "Hi!"}]
+
+
+def test_gemini_tool_calls_get_fresh_random_ids() -> None:
+    """Gemini sends no tool-call ids; pydantic-ai makes up a random one per decoding, so the same
+    bytes read twice disagree (the normalized form numbers them: `call_0`, …)."""
+    got = rows(pydantic_ai_runtime.make_decoder(), {"text_basic", "tool_call_single"}, ["gemini"])
+    assert got[("text_basic", "gemini")].verdict == "pass", got[("text_basic", "gemini")].reason
+    row = got[("tool_call_single", "gemini")]
+    assert row.verdict == "fail"
+    assert row.actual["message"]["content"][0]["id"].startswith("pyd_ai_")
+    again = rows(pydantic_ai_runtime.make_decoder(), {"tool_call_single"}, ["gemini"])
+    assert (
+        again[("tool_call_single", "gemini")].actual["message"]["content"][0]["id"]
+        != row.actual["message"]["content"][0]["id"]
+    )

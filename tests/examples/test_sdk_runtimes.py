@@ -1,0 +1,178 @@
+"""The official SDKs as runtimes under test: known rows pass, known differences stay pinned, and
+their built-in retries are judged by the turn check on the harness clock."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+pytest.importorskip("httpx2")
+
+from conformance.capabilities import get_profile  # noqa: E402
+from conformance.replay.cassette import load_cassette  # noqa: E402
+from conformance.replay.player import CassetteTransport  # noqa: E402
+from conformance.runtime.clock import FakeClock  # noqa: E402
+from conformance.runtime.protocol import TurnRequest, capabilities_of  # noqa: E402
+from examples import anthropic_sdk, openai_sdk  # noqa: E402
+from tests.examples.rows import ROOT, rows  # noqa: E402
+
+# the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
+
+def test_the_sdks_offer_only_what_they_have() -> None:
+    assert capabilities_of(openai_sdk.make()) == {"decode", "turn"}
+    assert capabilities_of(anthropic_sdk.make()) == {"decode", "turn"}
+
+
+def test_openai_sdk_rows() -> None:
+    got = rows(
+        openai_sdk.make(),
+        {
+            "text_basic",
+            "tool_call_stream",
+            "retry_429_retry_after",
+            "stream_truncated",
+            "retry_auth_rotation",
+            "repair_orphan_tool_result",
+        },
+        ["openai"],
+    )
+    verdicts = {key[0]: r.verdict for key, r in got.items()}
+    assert verdicts["text_basic"] == "pass"
+    assert verdicts["tool_call_stream"] == "pass"
+    assert verdicts["retry_429_retry_after"] == "pass"  # waits the 30 s the provider asked for
+    # the SDK's stream accumulator reports a stream cut before `finish_reason` as a complete message
+    assert verdicts["stream_truncated"] == "fail"
+    assert "message" in got[("stream_truncated", "openai")].actual
+    # one client, one key: the SDK retries on the key that was rate limited
+    assert verdicts["retry_auth_rotation"] == "fail"
+    assert {d.path for d in got[("retry_auth_rotation", "openai")].diff} >= {"requests[1].key"}
+    assert verdicts["repair_orphan_tool_result"] == "skipped"  # the SDK has no history repair
+
+
+def test_anthropic_sdk_rows() -> None:
+    got = rows(
+        anthropic_sdk.make(),
+        {
+            "text_basic",
+            "thinking_signature",
+            "redacted_thinking_stream",
+            "retry_429_retry_after",
+            "retry_overloaded_backoff",
+            "invalid_arguments_stream",
+        },
+        ["anthropic"],
+    )
+    verdicts = {key[0]: r.verdict for key, r in got.items()}
+    for row in (
+        "text_basic",
+        "thinking_signature",
+        "redacted_thinking_stream",
+        "retry_429_retry_after",
+        "retry_overloaded_backoff",
+    ):
+        assert verdicts[row] == "pass", got[(row, "anthropic")].reason
+    # the SDK's partial-JSON parser accepts arguments cut mid-string: `body` is dropped, no error
+    bad = got[("invalid_arguments_stream", "anthropic")]
+    assert bad.verdict == "fail"
+    assert bad.actual["message"]["content"][0]["arguments"] == {"title": "Groceries"}
+
+
+def _turn(
+    runtime: Any, provider: str, cassette: str, settings: dict[str, Any]
+) -> tuple[dict[str, Any], FakeClock, CassetteTransport]:
+    clock = FakeClock()
+    transport = CassetteTransport(load_cassette(ROOT / "cassettes" / provider / cassette), clock=clock)
+    request = TurnRequest(
+        provider=provider,
+        conversation={"messages": [{"role": "user", "content": "Say hi."}], "options": {"max_tokens": 32}},
+        transport=transport,
+        base_url=get_profile(provider).base_url,
+        keys=["replay-key-0"],
+        clock=clock,
+        settings=settings,
+    )
+    return runtime.turn(request), clock, transport
+
+
+@pytest.mark.parametrize(
+    ("runtime", "provider", "module"),
+    [
+        (openai_sdk.make(), "openai", "openai._base_client"),
+        (anthropic_sdk.make(), "anthropic", "anthropic._base_client"),
+    ],
+)
+def test_the_sdk_waits_out_retry_after_on_the_harness_clock(runtime: Any, provider: str, module: str) -> None:
+    """The cassette's first answer is 429 with `retry-after: 30`: the SDK's own loop sleeps 30 s —
+    on the fake clock, so the test takes no time — and sends the same request again."""
+    import importlib
+
+    started = time.monotonic()
+    outcome, clock, transport = _turn(runtime, provider, "retry_429_retry_after.yaml", {"policy": {"max_attempts": 3}})
+    assert clock.sleeps == [30.0]
+    assert [r.interaction for r in transport.log] == [0, 1]
+    assert [r.at for r in transport.log] == [0.0, 30.0]  # the second request went out after the wait
+    assert outcome["message"]["content"] == [{"type": "text", "text": "Hi!"}]
+    assert time.monotonic() - started < 5
+    assert importlib.import_module(module).time is time  # the patch is undone
+
+
+def test_without_retries_the_sdk_returns_the_typed_error() -> None:
+    outcome, clock, transport = _turn(
+        openai_sdk.make(), "openai", "retry_429_retry_after.yaml", {"policy": {"max_attempts": 1}}
+    )
+    assert clock.sleeps == []
+    assert outcome["error"]["kind"] == "rate_limited"
+    assert outcome["error"]["status"] == 429
+    assert outcome["partial"] is None
+    assert transport.unplayed() == [1]
+
+
+def _hinted(provider: str, hints: dict[str, str]) -> Any:
+    """The recorded 429-then-200 cassette with other retry hints on the 429 (authored here)."""
+    cassette = copy.deepcopy(load_cassette(ROOT / "cassettes" / provider / "retry_429_retry_after.yaml"))  # cached
+    headers = cassette.interactions[0].response.headers
+    for name in [k for k in headers if k.lower() == "retry-after"]:
+        del headers[name]
+    headers.update({name: [value] for name, value in hints.items()})
+    return cassette
+
+
+def _turn_on(runtime: Any, provider: str, cassette: Any) -> tuple[dict[str, Any], FakeClock, CassetteTransport]:
+    clock = FakeClock()
+    transport = CassetteTransport(cassette, clock=clock)
+    request = TurnRequest(
+        provider=provider,
+        conversation={"messages": [{"role": "user", "content": "Say hi."}], "options": {"max_tokens": 32}},
+        transport=transport,
+        base_url=get_profile(provider).base_url,
+        keys=["replay-key-0"],
+        clock=clock,
+        settings={"policy": {"max_attempts": 3}},
+    )
+    return runtime.turn(request), clock, transport
+
+
+@pytest.mark.parametrize(("runtime", "provider"), [(openai_sdk.make(), "openai"), (anthropic_sdk.make(), "anthropic")])
+def test_retry_after_ms_is_preferred_to_retry_after(runtime: Any, provider: str) -> None:
+    outcome, clock, _ = _turn_on(runtime, provider, _hinted(provider, {"retry-after-ms": "1500", "retry-after": "30"}))
+    assert clock.sleeps == [1.5]
+    assert "message" in outcome
+
+
+def test_a_hint_beyond_two_minutes_openai_gives_up_anthropic_waits() -> None:
+    """The openai SDK does not retry when the hint exceeds its 120 s ceiling; the anthropic SDK
+    waits whatever the provider asks."""
+    outcome, clock, transport = _turn_on(openai_sdk.make(), "openai", _hinted("openai", {"retry-after": "600"}))
+    assert clock.sleeps == []
+    assert outcome["error"]["kind"] == "rate_limited"
+    assert transport.unplayed() == [1]
+    outcome, clock, _ = _turn_on(anthropic_sdk.make(), "anthropic", _hinted("anthropic", {"retry-after": "600"}))
+    assert clock.sleeps == [600.0]
+    assert "message" in outcome
