@@ -23,6 +23,9 @@ model name and response headers (`FRAMING`) and its framing differences (`REFRAM
 carried, provider facts restated). `compat`: an OpenAI-compatible host's column, its own facts
 first, then the OpenAI column, then Groq's facts restated.
 
+A compaction, trimming or context scenario's requests are its own (`sync-requests` skips them):
+they are carried over by `translate_request`.
+
 Each run writes, per scenario, the target's entry and override into the scenario file: the ids,
 signatures and `raw_stop_reason` this script wrote into the cassette, merged over the source
 provider's expected form. The cassette's `meta` says it was authored and from what.
