@@ -23,6 +23,9 @@ model name and response headers (`FRAMING`) and its framing differences (`REFRAM
 carried, provider facts restated). `compat`: an OpenAI-compatible host's column, its own facts
 first, then the OpenAI column, then Groq's facts restated.
 
+A compaction, trimming or context scenario's requests are its own (`sync-requests` skips them):
+they are carried over by `translate_request`.
+
 Each run writes, per scenario, the target's entry and override into the scenario file: the ids,
 signatures and `raw_stop_reason` this script wrote into the cassette, merged over the source
 provider's expected form. The cassette's `meta` says it was authored and from what.
@@ -537,6 +540,72 @@ def _headers(target: str, ids: Ids, source: dict[str, list[str]], content_type: 
     return out
 
 
+def _chat_conversation(body: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions request body read back into the canonical conversation it encodes."""
+    names: dict[str, str] = {}
+    messages: list[dict[str, Any]] = []
+    for m in body.get("messages", []):
+        role, content = m["role"], m.get("content")
+        blocks: list[dict[str, Any]] = []
+        if isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+        elif isinstance(content, list):
+            blocks += [{"type": "text", "text": part["text"]} for part in content if part.get("type") == "text"]
+        if role == "tool":
+            messages.append(
+                {
+                    "role": "tool_result",
+                    "tool_call_id": m["tool_call_id"],
+                    "tool_name": names.get(m["tool_call_id"], ""),
+                    "content": blocks,
+                }
+            )
+            continue
+        for call in m.get("tool_calls") or []:
+            names[call["id"]] = call["function"]["name"]
+            args = orjson.loads(call["function"]["arguments"] or "{}")
+            blocks.append({"type": "tool_call", "id": call["id"], "name": call["function"]["name"], "arguments": args})
+        messages.append({"role": "system" if role == "developer" else role, "content": blocks})
+    conv: dict[str, Any] = {"messages": messages}
+    tools = [t["function"] for t in body.get("tools") or []]
+    if tools:
+        conv["tools"] = tools
+    limit = body.get("max_completion_tokens", body.get("max_tokens"))
+    if limit is not None:
+        conv["options"] = {"max_tokens": limit}
+    return conv
+
+
+def translate_request(body: bytes | None, source: str, target: str, model: str | None) -> bytes | None:
+    """A later (or summarisation) request of the source cassette as the target sends it: the same
+    bytes within the Gemini dialect (the model is in the URL), otherwise the Chat Completions
+    request read back into its conversation and encoded for the target."""
+    if body is None:
+        return None
+    from conformance.runtime.reference import parse_conversation
+
+    src, dst = get_profile(source), get_profile(target)
+    if src.dialect == dst.dialect == "gemini":
+        return body
+    if src.dialect != "openai_chat":
+        return None
+    conv = _chat_conversation(orjson.loads(body))
+    if model:
+        conv["model"] = model
+    return orjson.dumps(ReferenceRuntime().wire_request(parse_conversation(conv), dst).body)
+
+
+def request_uri(scenario: Any, target: str) -> str:
+    """The URL the target's requests for this scenario go to (a context scenario's session, which
+    the scenario's conversation does not hold, is asked for with the same model)."""
+    from conformance.runtime.reference import parse_conversation
+
+    conv = scenario.conversation(target)
+    if not conv["messages"]:
+        conv = {**conv, "messages": [{"role": "user", "content": [{"type": "text", "text": "."}]}]}
+    return ReferenceRuntime().wire_request(parse_conversation(conv), get_profile(target)).url(get_profile(target))
+
+
 def author(
     kind: str, source: str, target: str, scenario_id: str, today: str, model: str, openai_errors: bool = False
 ) -> dict[str, Any]:
@@ -549,14 +618,18 @@ def author(
     interactions: list[Interaction] = []
     rendered_messages: list[tuple[Outcome, Ids, bool]] = []
     first_body = cassette.interactions[0].request.json() if cassette.interactions else None
-    from conformance.harness.checks import conversation_for
-    from conformance.runtime.reference import parse_conversation
-
-    uri = runtime.wire_request(parse_conversation(conversation_for(scenario, target)), profile).url(profile)
+    uri = request_uri(scenario, target)
     for i, it in enumerate(cassette.interactions):
         ids = Ids(target, out_name, i)
         request_body = None
-        if i > 0 and it.request.json() not in (None, first_body):
+        if get_profile(source).dialect == profile.dialect == "gemini":
+            request_body = it.request.body  # the same dialect's bytes: the model is in the URL
+        elif scenario.check == "context" or {"compaction", "history_trimming"} & set(
+            scenario.spec.input.get("runtime") or {}
+        ):  # summarisation and trimmed requests are the scenario's own, not the encoder's first request
+            entry = scenario.entry(target)
+            request_body = translate_request(it.request.body, source, target, entry.model if entry else None)
+        elif i > 0 and it.request.json() not in (None, first_body):
             request_body = compressed_request(scenario, target)  # the retry after compressing tool results
         stream = it.request.stream_requested()
         status = it.response.status
@@ -611,11 +684,10 @@ def author(
 def compressed_request(scenario: Any, target: str) -> bytes:
     """The request a retry sends once the scenario's tool results are compressed (the same rule as
     the turn loop: `runtime.compress`, at the scenario's threshold)."""
-    from conformance.harness.checks import conversation_for
     from conformance.runtime.compress import DEFAULT_THRESHOLD, compress_tool_results
     from conformance.runtime.reference import parse_conversation
 
-    conv = parse_conversation(conversation_for(scenario, target))
+    conv = parse_conversation(scenario.conversation(target))
     threshold = (scenario.spec.input.get("runtime") or {}).get("compress_threshold", DEFAULT_THRESHOLD)
     messages, _ = compress_tool_results(list(conv.messages), threshold)
     wire = ReferenceRuntime().wire_request(conv.model_copy(update={"messages": messages}), get_profile(target))
@@ -715,7 +787,7 @@ def clone(source: str, target: str, today: str, model: str) -> None:
         data = entry.model_dump(exclude_none=True, exclude_defaults=True)
         if entry.cassette:
             data["cassette"] = f"cassettes/{target}/{Path(entry.cassette).name}"
-        if scenario.check in ("decode", "retry") and scenario.cassette_path(source, ROOT).is_file():
+        if scenario.check in ("decode", "retry", "context") and scenario.cassette_path(source, ROOT).is_file():
             author("reframe", source, target, scenario.id, today, model)
         expected = scenario.spec.expected
         ov = minimal(expected, scenario.expected_for(source)) if expected is not None else scenario.expected_for(source)
@@ -742,7 +814,9 @@ def compat(target: str, today: str, model: str, facts: dict[str, str]) -> list[s
             data = entry.model_dump(exclude_none=True, exclude_defaults=True)
             if entry.cassette:
                 data["cassette"] = f"cassettes/{target}/{Path(entry.cassette).name}"
-            if scenario.check in ("decode", "retry"):
+            if scenario.check in ("decode", "retry") or (
+                scenario.check == "context" and scenario.cassette_path("openai", ROOT).is_file()
+            ):
                 author("reframe", "openai", target, scenario.id, today, model)
             expected = scenario.spec.expected
             ov = (
