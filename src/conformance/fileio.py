@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,8 +30,9 @@ SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader
 T = TypeVar("T")
 
 _Key = tuple[str, int, int]
-_CACHE: dict[tuple[str, _Key], Any] = {}
-_CACHE_LIMIT = 4096
+_CACHE: OrderedDict[tuple[str, _Key], Any] = OrderedDict()
+_CACHE_LIMIT = 32_768
+"""Entries kept, least recently used dropped first: a project of thousands of files stays parsed."""
 
 
 def file_key(path: Path) -> _Key:
@@ -48,13 +50,16 @@ def memoized(kind: str, path: Path, build: Callable[[Path], T]) -> T:
     except OSError:
         return build(path)  # let the builder raise its own typed error
     try:
-        return _CACHE[key]  # type: ignore[no-any-return]
+        value = _CACHE[key]
     except KeyError:
         pass
+    else:
+        _CACHE.move_to_end(key)
+        return value  # type: ignore[no-any-return]
     value = build(path)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
     _CACHE[key] = value
+    if len(_CACHE) > _CACHE_LIMIT:
+        _CACHE.popitem(last=False)
     return value
 
 
