@@ -7,7 +7,7 @@ from typing import get_args
 
 import pytest
 
-from conformance.capabilities import Dialect, get_profile
+from conformance.capabilities import BuiltinDialect, get_profile
 from conformance.codecs import codec_for
 from conformance.codecs.base import is_stream
 from conformance.replay.cassette import load_cassette
@@ -28,7 +28,7 @@ STREAMS = [
 
 def test_there_are_streams_of_every_dialect() -> None:
     dialects = {get_profile(path.parent.name).dialect for path, _ in STREAMS}
-    assert dialects == set(get_args(Dialect))
+    assert dialects == set(get_args(BuiltinDialect))
 
 
 @pytest.mark.parametrize(("path", "index"), STREAMS, ids=[f"{p.parent.name}/{p.stem}#{i}" for p, i in STREAMS])

@@ -60,9 +60,11 @@ def _note(messages: list[Message], provider: str, feature: str) -> None:
 def test_repair_is_idempotent_deterministic_and_canonical(case: Pathological, foreign: Any, proxy: bool) -> None:
     options = RepairOptions(foreign_thinking=foreign, gemini_proxy=proxy)
     _note(case.messages, "<provider>", "generated_repair")
+    before = [dump(m) for m in case.messages]
     for provider in PROVIDERS:
         profile = get_profile(provider)
-        once = repair(case.messages, profile, options=options)
+        once = repair(case.messages, profile, options=options, copy_input=False)
+        assert [dump(m) for m in case.messages] == before, f"{provider}: repair modified its input"
         again = repair(case.messages, profile, options=options)
         assert [dump(m) for m in again.messages] == [dump(m) for m in once.messages], provider
         twice = repair(once.messages, profile, options=options)

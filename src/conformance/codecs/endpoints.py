@@ -47,7 +47,9 @@ def skip_reason(dialect: str, method: str, uri: str) -> str | None:
     pattern = GENERATION.get(dialect)
     if pattern is None or (method.upper() == "POST" and pattern.search(path)):
         return None
-    what = next((name for rule, name in OTHER_APIS if rule.search(path)), None)
+    other = next((d for d, rule in GENERATION.items() if d != dialect and rule.search(path)), None)
+    what = f"a generation call of the {other} dialect" if other else None
+    what = what or next((name for rule, name in OTHER_APIS if rule.search(path)), None)
     if what is None:
         what = (
             "not a generation call"

@@ -43,7 +43,8 @@ def prepare(
     """`fail_early`: raise `ContextBudgetError` when the input leaves no room for output."""
     model = conv.model or profile.default_model
     check_features(conv, profile)  # runtime.context.compat: explicit asks the model cannot honour
-    repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions())
+    # the rules never modify their input (tests/runtime/test_properties.py), so no defensive copy
+    repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions(), copy_input=False)
     warnings = list(repaired.warnings)
     folded, n_system = fold_system(repaired.messages, profile, model)
     if n_system:

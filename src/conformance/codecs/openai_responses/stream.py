@@ -71,7 +71,7 @@ class OpenAIResponsesStream:
             return ("item", index)
         if isinstance(item_id, str) and item_id in self._indexes:
             return ("item", self._indexes[item_id])
-        return ("item-id", item_id)
+        return ("item-id", item_id if isinstance(item_id, str) else None)  # never an unhashable value
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         for event, data, _, _ in self._sse.frames(chunk):
@@ -144,7 +144,8 @@ class OpenAIResponsesStream:
         key = self._key(data, data.get("item_id"))
         self._seen.add(key)
         item_id = data.get("item_id") if isinstance(data.get("item_id"), str) else None
-        part = (key, data.get("content_index", 0))
+        index = data.get("content_index", 0)
+        part = (key, index if isinstance(index, int) else 0)
         if kind == "response.refusal.delta":
             self._state.refused = True
         delta = text_of(data.get("delta"))
