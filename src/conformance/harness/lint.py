@@ -91,6 +91,9 @@ def referenced_cassettes(root: Path) -> dict[Path, int]:
         if scenario.check not in ("decode", "retry", "context"):
             continue
         for provider in provider_names():
+            entry = scenario.entry(provider)
+            if entry is not None and entry.unsupported:
+                continue  # a provider that cannot have the feature plays no cassette
             path = scenario.cassette_path(provider, root)
             if path.is_file():
                 plays = 1 if scenario.check == "decode" else 10**6
