@@ -2,11 +2,12 @@
 
 Data flow::
 
-    scenarios/<topic>/<id>.yaml ──► scenarios.load ──► Scenario ──► harness.run(scenario, provider, runtime)
-                                                                      │
-    cassettes/<provider>/<id>.yaml ──► replay (vcrpy over httpx) ─────┤  runtime.encode ─► request  (diffed for encode checks)
-                                                                      │  wire.sse / wire.ndjson ─► codecs.<dialect> ─► canonical
-                                                                      │  runtime.repair / runtime.retry / transcripts
+    scenarios/<topic>/<id>.yaml ──► scenarios.load ──► Scenario ──► harness.run(scenario, provider, runtime under test)
+                                                                      │  each check needs capabilities; a runtime without one: skipped
+    cassettes/<provider>/<id>.yaml ──► replay (cassette transport ────┤  runtime.encode ─► request  (body-matched; diffed for encode checks)
+                     for httpx, vcrpy format; parsed once per run)    │  runtime.decode: wire.sse / wire.ndjson ─► codecs.<dialect> ─► canonical
+                                                                      │  runtime.repair / runtime.turn (requests, keys, waits on a fake clock)
+                                                                      │  runtime.load_transcript / store_session / context
                                                                       ▼
                                   compare (deepdiff, normalized paths) ─► Verdict ─► matrix.json ─► terminal (rich) | HTML report
     strategies (hypothesis) ─► pathological transcripts / re-chunked streams ─► the same runtime, judged by properties

@@ -12,7 +12,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_chat.errors import error_from_payload
 from conformance.codecs.openai_responses.errors import response_error
-from conformance.codecs.openai_responses.items import ItemState, set_stop, usage_of
+from conformance.codecs.openai_responses.items import ItemState, items_of, set_stop, usage_of
 from conformance.model import AssistantMessage
 
 
@@ -22,7 +22,7 @@ def apply_response(state: ItemState, response: dict[str, Any], *, items: bool) -
     if isinstance(response.get("model"), str):
         builder.model = response["model"]
     if items:
-        for n, item in enumerate(response.get("output") or []):
+        for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
                 state.item(("item", n), item)
     usage = usage_of(response)

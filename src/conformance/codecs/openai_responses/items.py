@@ -29,6 +29,11 @@ SUMMARY_SEPARATOR = "\n\n"
 """Between two summary parts of one reasoning item."""
 
 
+def items_of(value: Any) -> list[Any]:
+    """`value` when it is a list, else nothing (a field of the wrong type is data to skip, not a crash)."""
+    return value if isinstance(value, list) else []
+
+
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -54,7 +59,7 @@ def parse_reasoning_signature(signature: str) -> dict[str, str]:
 
 
 def reasoning_text(item: dict[str, Any]) -> str:
-    summary = [text_of(p.get("text")) for p in item.get("summary") or [] if isinstance(p, dict)]
+    summary = [text_of(p.get("text")) for p in items_of(item.get("summary")) if isinstance(p, dict)]
     if any(summary):
         return SUMMARY_SEPARATOR.join(summary)
     content = item.get("content")
@@ -96,7 +101,7 @@ class ItemState:
 
     def message(self, key: Hashable, item: dict[str, Any]) -> None:
         item_id = item.get("id") if isinstance(item.get("id"), str) else None
-        for n, part in enumerate(item.get("content") or []):
+        for n, part in enumerate(items_of(item.get("content"))):
             if isinstance(part, dict):
                 self.part((key, n), part, item_id)
 

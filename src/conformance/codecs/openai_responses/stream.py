@@ -34,7 +34,13 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_responses.decode import apply_response
 from conformance.codecs.openai_responses.errors import event_error
-from conformance.codecs.openai_responses.items import SUMMARY_SEPARATOR, ItemState, reasoning_signature, text_of
+from conformance.codecs.openai_responses.items import (
+    SUMMARY_SEPARATOR,
+    ItemState,
+    items_of,
+    reasoning_signature,
+    text_of,
+)
 from conformance.exceptions import WireFormatError
 from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
 from conformance.wire import SSEDecoder
@@ -193,7 +199,7 @@ class OpenAIResponsesStream:
         response = data.get("response")
         if not isinstance(response, dict):
             response = {"status": data["type"].removeprefix("response.")}
-        for n, item in enumerate(response.get("output") or []):
+        for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
                 key: Hashable = ("item", n)
                 if key not in self._seen:
