@@ -121,6 +121,8 @@ def test_bad_input(
         ["serve", "--port", "70000"],
         ["serve", "--fault", ""],
         ["serve", "--fault", "teapot"],
+        ["serve", "--fault", "429;times="],
+        ["serve", "--fault", "cut=-3"],
         ["record", "--provider", "openai", "--scenario", "text_basic", "--base-url", "not a url"],
         ["record", "--provider", "openai", "--scenario", "text_basic", "--base-url", "http://127.0.0.1:9/v1"],
         ["record", "--provider", "openai", "--scenario", "text_basic", "--base-url", "ftp://127.0.0.1/v1"],

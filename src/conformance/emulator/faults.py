@@ -198,6 +198,11 @@ class Fault:
             raise InputError(
                 "unknown fault; use 429, 500, 503, 529, cut=N, error-event or rechunk=SEED", where=f"fault {spec!r}"
             )
+        for name in ("times", "cut", "rechunk"):
+            if name in params and not (params[name].isascii() and params[name].isdigit()):
+                raise InputError(f"{name} must be a whole number, got {params[name]!r}", where=f"fault {spec!r}")
+        if any(ord(c) < 32 or ord(c) == 127 for c in params.get("retry-after", "")):
+            raise InputError("retry-after holds a control character", where=f"fault {spec!r}")
         times = int(params.pop("times")) if "times" in params else None
         return cls(kind, params, times)
 

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from conformance.exceptions import CassetteError, ConformanceError
+from conformance.fileio import parse_yaml
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_scenarios
 from conformance.secrets import find_key, is_secret_header_value
@@ -63,7 +62,7 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
         at = int(where.rsplit(":", 1)[1]) if re.search(r":\d+$", where) else 1
         findings.append(Finding(path, at, "malformed", str(exc)))
         return findings
-    for value in _header_values(yaml.safe_load(text)):
+    for value in _header_values(parse_yaml(text)):  # the parser load_cassette used, so it parses
         if is_secret_header_value(value):
             findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
     if referenced is not None:

@@ -80,7 +80,10 @@ def _as_bytes(value: Any, where: str) -> bytes | None:
     if isinstance(value, dict) and "string" in value:
         return _as_bytes(value["string"], where)
     if isinstance(value, dict | list):
-        return orjson.dumps(value)
+        try:
+            return orjson.dumps(value)
+        except orjson.JSONEncodeError as exc:  # a YAML value JSON has no form for (a huge int, a date key)
+            raise CassetteError(f"body is not JSON ({exc})", where=where) from None
     raise CassetteError(f"body must be a string, got {type(value).__name__}", where=where)
 
 
