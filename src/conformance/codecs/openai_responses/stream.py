@@ -138,7 +138,7 @@ class OpenAIResponsesStream:
         elif kind == "response.output_item.done":
             self._done_item(data)
         elif kind in _TERMINAL:
-            self._terminal(data)
+            self._terminal(data, kind)
         elif kind == "error":
             self._fail(event_error(data))
         elif kind in ("response.created", "response.in_progress", "response.queued"):
@@ -195,10 +195,10 @@ class OpenAIResponsesStream:
         elif kind == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
 
-    def _terminal(self, data: dict[str, Any]) -> None:
+    def _terminal(self, data: dict[str, Any], kind: str) -> None:
         response = data.get("response")
         if not isinstance(response, dict):
-            response = {"status": data["type"].removeprefix("response.")}
+            response = {"status": kind.removeprefix("response.")}
         for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
                 key: Hashable = ("item", n)
