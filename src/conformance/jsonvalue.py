@@ -39,8 +39,14 @@ def depth(value: Any, *, stop: int = MAX_DEPTH + 1) -> int:
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """Parse JSON; nesting deeper than `MAX_DEPTH` raises `orjson.JSONDecodeError` like bad syntax."""
     value = orjson.loads(data)
-    if isinstance(value, dict | list):
-        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-        if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
+    # only text with more than MAX_DEPTH brackets can nest that deep: the common, short event
+    # costs one length check (this sits on the per-event path of every stream)
+    if len(data) > MAX_DEPTH and (value.__class__ is dict or value.__class__ is list):
+        if isinstance(data, str):
+            brackets = data.count("[") + data.count("{")
+        else:
+            raw = data if isinstance(data, bytes | bytearray) else bytes(data)
+            brackets = raw.count(b"[") + raw.count(b"{")
+        if brackets > MAX_DEPTH and depth(value) > MAX_DEPTH:
             raise orjson.JSONDecodeError(f"JSON nested deeper than {MAX_DEPTH} levels", "", 0)
     return value
