@@ -268,6 +268,42 @@ def register(profile: ProviderProfile) -> ProviderProfile:
     return profile
 
 
+_GEMINI = ProviderProfile(
+    name="gemini",
+    dialect="gemini",
+    base_url="https://generativelanguage.googleapis.com/v1beta",
+    auth_style="x-goog-api-key",
+    key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    key_shapes=(KeyShape(label="Google API key", prefix="AIza", length=35),),
+    default_model="gemini-2.5-flash",
+    max_tokens_field="maxOutputTokens",
+    strict_alternation=True,
+    alternating_roles=True,
+    schema_inline_refs=True,
+    schema_const_to_enum=True,
+    schema_nullable_style="nullable",
+    schema_enum_as_strings=True,
+    schema_string_formats=("enum", "date-time"),
+    schema_flatten_combinators=True,
+    schema_strip_keywords=_GEMINI_STRIP,
+    models=_GEMINI_MODELS,
+    fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
+)
+
+_OPENAI_RESPONSES = ProviderProfile(
+    name="openai_responses",
+    dialect="openai_responses",
+    base_url="https://api.openai.com/v1",
+    auth_style="bearer",
+    key_env=("OPENAI_API_KEY",),
+    default_model="gpt-4.1-mini",
+    max_tokens_field="max_output_tokens",
+    min_max_tokens=16,
+    thinking_requires_signature=True,
+    models=_RESPONSES_MODELS,
+    fallback_model=_RESPONSES_FALLBACK,
+)
+
 for _p in (
     ProviderProfile(
         name="openai",
@@ -311,27 +347,7 @@ for _p in (
         },
         fallback_model=ModelInfo(context_window=200_000, max_output=8_192),
     ),
-    ProviderProfile(
-        name="gemini",
-        dialect="gemini",
-        base_url="https://generativelanguage.googleapis.com/v1beta",
-        auth_style="x-goog-api-key",
-        key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        key_shapes=(KeyShape(label="Google API key", prefix="AIza", length=35),),
-        default_model="gemini-2.5-flash",
-        max_tokens_field="maxOutputTokens",
-        strict_alternation=True,
-        alternating_roles=True,
-        schema_inline_refs=True,
-        schema_const_to_enum=True,
-        schema_nullable_style="nullable",
-        schema_enum_as_strings=True,
-        schema_string_formats=("enum", "date-time"),
-        schema_flatten_combinators=True,
-        schema_strip_keywords=_GEMINI_STRIP,
-        models=_GEMINI_MODELS,
-        fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
-    ),
+    _GEMINI,
     ProviderProfile(
         name="ollama",
         dialect="ollama",
@@ -426,31 +442,14 @@ for _p in (
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,
     ),
-    ProviderProfile(
-        name="openai_responses",
-        dialect="openai_responses",
-        base_url="https://api.openai.com/v1",
-        auth_style="bearer",
-        key_env=("OPENAI_API_KEY",),
-        default_model="gpt-4.1-mini",
-        max_tokens_field="max_output_tokens",
-        min_max_tokens=16,
-        thinking_requires_signature=True,
-        models=_RESPONSES_MODELS,
-        fallback_model=_RESPONSES_FALLBACK,
-    ),
-    ProviderProfile(
-        name="azure_responses",
-        dialect="openai_responses",
-        base_url="https://my-resource.openai.azure.com/openai/v1",
-        auth_style="api-key",
-        key_env=("AZURE_OPENAI_API_KEY",),
-        default_model="gpt-4.1-mini",
-        max_tokens_field="max_output_tokens",
-        min_max_tokens=16,
-        thinking_requires_signature=True,
-        models=_RESPONSES_MODELS,
-        fallback_model=_RESPONSES_FALLBACK,
+    _OPENAI_RESPONSES,
+    _OPENAI_RESPONSES.model_copy(
+        update={
+            "name": "azure_responses",
+            "base_url": "https://my-resource.openai.azure.com/openai/v1",
+            "auth_style": "api-key",
+            "key_env": ("AZURE_OPENAI_API_KEY",),
+        }
     ),
     ProviderProfile(
         name="xai_responses",
@@ -496,25 +495,14 @@ for _p in (
         models=_RESPONSES_MODELS
         | {k: v.model_copy(update={"accepts_stop": True}) for k, v in _RESPONSES_MODELS.items() if not v.reasoning},
     ),
-    ProviderProfile(
-        name="vertex",
-        dialect="gemini",
-        base_url="https://aiplatform.googleapis.com/v1/projects/my-project/locations/global/publishers/google",
-        auth_style="bearer",
-        key_env=("VERTEX_AI_ACCESS_TOKEN",),
-        default_model="gemini-2.5-flash",
-        max_tokens_field="maxOutputTokens",
-        strict_alternation=True,
-        alternating_roles=True,
-        schema_inline_refs=True,
-        schema_const_to_enum=True,
-        schema_nullable_style="nullable",
-        schema_enum_as_strings=True,
-        schema_string_formats=("enum", "date-time"),
-        schema_flatten_combinators=True,
-        schema_strip_keywords=_GEMINI_STRIP,
-        models=_GEMINI_MODELS,
-        fallback_model=ModelInfo(context_window=1_048_576, max_output=8_192),
+    _GEMINI.model_copy(  # the Gemini dialect on Vertex AI's own endpoints and auth
+        update={
+            "name": "vertex",
+            "base_url": "https://aiplatform.googleapis.com/v1/projects/my-project/locations/global/publishers/google",
+            "auth_style": "bearer",
+            "key_env": ("VERTEX_AI_ACCESS_TOKEN",),
+            "key_shapes": (),
+        }
     ),
     ProviderProfile(
         name="together",

@@ -34,7 +34,7 @@ from conformance import __version__
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.compare import diff, render_diff
 from conformance.exceptions import InputError, MissingKeyError
-from conformance.fileio import atomic_write
+from conformance.fileio import atomic_write, parse_yaml
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import (
     Cassette,
@@ -173,7 +173,7 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
     import yaml
 
     (outcome,) = _outcome(provider, load_cassette(cassette))[:1]
-    data = yaml.safe_load(scenario.path.read_text(encoding="utf-8"))
+    data = parse_yaml(scenario.path.read_text(encoding="utf-8"))
     overrides: dict[str, Any] = {}
     for key, value in (data.get("overrides") or {}).items():  # this provider leaves shared keys
         others = [name for name in override_providers(key) if name != provider]
