@@ -26,48 +26,23 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
-from conformance.exceptions import WireFormatError
-from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
-from conformance.wire import SSEDecoder
+from conformance.codecs.sse_stream import SSEStream
+from conformance.model import DoneEvent, ErrorEvent, StartEvent
 
 
-class OpenAIChatStream:
+class OpenAIChatStream(SSEStream):
     """Per-stream state; one instance per response, never reused."""
 
+    UNFINISHED = "stream ended before a finish_reason"
+
     def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
+        super().__init__(MessageBuilder(provider=profile.name, events=events))
         self._profile = profile
-        self._builder = MessageBuilder(provider=profile.name, events=events)
         self._state = ChoiceState(profile, self._builder)
-        self._sse = SSEDecoder()
-        self._frames = 0
-        self._started = False
-        self._finished = False
-        self._failed = False
         self._done_sent = False
 
-    def feed(self, chunk: bytes) -> list[StreamEvent]:
-        frame = self._frame
-        for event, data, _, _ in self._sse.frames(chunk):
-            frame(event, data, False)
-        return self._builder.new_events()
-
-    def finish(self) -> AssistantMessage:
-        try:
-            frames = self._sse.finish_frames()
-        except WireFormatError as exc:
-            frames = []
-            self._interrupt(f"stream ends mid-character ({exc})")
-        for event, data, _, _ in frames:
-            self._frame(event, data, True)
+    def _flush(self) -> None:
         self._state.flush()
-        if not self._finished and not self._failed:
-            self._interrupt("stream ended before a finish_reason")
-        return self._builder.build()
-
-    def _interrupt(self, message: str) -> None:
-        if not self._failed:
-            self._failed = True
-            self._builder.error = ProviderError(kind="stream_interrupted", message=message)
 
     def _done(self) -> None:
         if self._finished and not self._failed and not self._done_sent:

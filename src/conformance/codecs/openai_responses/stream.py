@@ -41,9 +41,8 @@ from conformance.codecs.openai_responses.items import (
     reasoning_signature,
     text_of,
 )
-from conformance.exceptions import WireFormatError
-from conformance.model import AssistantMessage, DoneEvent, ErrorEvent, ProviderError, StartEvent, StreamEvent
-from conformance.wire import SSEDecoder
+from conformance.codecs.sse_stream import SSEStream
+from conformance.model import DoneEvent, ErrorEvent, ProviderError, StartEvent
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
@@ -51,17 +50,14 @@ _ARGUMENT_DELTAS = frozenset({"response.function_call_arguments.delta", "respons
 _THINKING_DELTAS = frozenset({"response.reasoning_summary_text.delta", "response.reasoning_text.delta"})
 
 
-class OpenAIResponsesStream:
+class OpenAIResponsesStream(SSEStream):
     """Per-stream state; one instance per response, never reused."""
 
+    UNFINISHED = "stream ended before response.completed, response.incomplete or response.failed"
+
     def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
-        self._builder = MessageBuilder(provider=profile.name, events=events)
+        super().__init__(MessageBuilder(provider=profile.name, events=events))
         self._state = ItemState(self._builder)
-        self._sse = SSEDecoder()
-        self._frames = 0
-        self._started = False
-        self._finished = False
-        self._failed = False
         self._seen: set[Hashable] = set()
         """Items whose deltas (or whole form) were applied."""
         self._indexes: dict[str, int] = {}
@@ -78,28 +74,6 @@ class OpenAIResponsesStream:
         if isinstance(item_id, str) and item_id in self._indexes:
             return ("item", self._indexes[item_id])
         return ("item-id", item_id if isinstance(item_id, str) else None)  # never an unhashable value
-
-    def feed(self, chunk: bytes) -> list[StreamEvent]:
-        for event, data, _, _ in self._sse.frames(chunk):
-            self._frame(event, data, False)
-        return self._builder.new_events()
-
-    def finish(self) -> AssistantMessage:
-        try:
-            frames = self._sse.finish_frames()
-        except WireFormatError as exc:
-            frames = []
-            self._interrupt(f"stream ends mid-character ({exc})")
-        for event, data, _, _ in frames:
-            self._frame(event, data, True)
-        if not self._finished and not self._failed:
-            self._interrupt("stream ended before response.completed, response.incomplete or response.failed")
-        return self._builder.build()
-
-    def _interrupt(self, message: str) -> None:
-        if not self._failed:
-            self._failed = True
-            self._builder.error = ProviderError(kind="stream_interrupted", message=message)
 
     def _fail(self, error: ProviderError) -> None:
         self._failed = True
