@@ -109,7 +109,6 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
     from conformance.exceptions import InputError
     from conformance.harness.checks.retry import judge_request_log
     from conformance.replay.cassette import load_cassette
-    from conformance.secrets import key_fingerprint
 
     if not args.request_log:
         raise InputError("a retry scenario is judged from the emulator's request log", where="--request-log")
@@ -119,7 +118,7 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
     log = [e for e in read_request_log(Path(args.request_log)) if str(e.get("cassette") or name).endswith(name)]
     if not isinstance(actual, dict):
         raise InputError("the runtime's output must be a JSON object (the final outcome)", where=args.actual)
-    expected, got, problems = judge_request_log(scenario, args.provider, actual, log, key_fingerprint)
+    expected, got, problems = judge_request_log(scenario, args.provider, actual, log)
     from conformance.compare import diff, render_diff
 
     entries = [*diff(expected, got, ignore=tuple(scenario.spec.ignore)), *problems]

@@ -20,7 +20,6 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import orjson
 
-from conformance.exceptions import CassetteError
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.matchers import json_body
 from conformance.secrets import QUERY_KEYS
@@ -192,8 +191,3 @@ def make_vcr(record_mode: str = "none") -> Any:
     recorder = vcr.VCR(record_mode=record_mode, match_on=MATCH_ON, decode_compressed_response=True)
     recorder.register_matcher("json_body", json_body)
     return recorder
-
-
-def require_cassette(path: Path) -> None:
-    if not path.is_file():
-        raise CassetteError("no such cassette", where=str(path))

@@ -34,6 +34,7 @@ from conformance.replay.player import CassetteTransport, LoggedRequest, ReplayMi
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.protocol import TurnRequest
 from conformance.scenarios import Scenario
+from conformance.secrets import key_fingerprint
 
 HINTED = frozenset({"rate_limited"})
 """Wait kinds that follow a provider's hint: at least the hint, never much more."""
@@ -191,16 +192,16 @@ def _gaps_expected(trace: list[dict[str, Any]]) -> list[tuple[float, str | None]
 
 
 def judge_request_log(
-    scenario: Scenario, provider: str, outcome: dict[str, Any], log: list[dict[str, Any]], fingerprint: Any
+    scenario: Scenario, provider: str, outcome: dict[str, Any], log: list[dict[str, Any]]
 ) -> tuple[dict[str, Any], dict[str, Any], list[DiffEntry]]:
     """(expected, actual, differences) of a turn run out of process against `conformance serve`.
 
     `log` holds the request-log entries of this scenario's cassette, in arrival order;
-    `fingerprint(key)` is how the log names a key."""
+    the log names a key by `secrets.key_fingerprint`."""
     raw = dict(scenario.expected_for(provider) or {})
     expected, _ = observable(raw)
     settings = dict(scenario.spec.input.get("runtime", {}))
-    prints = [fingerprint(k) for k in replay_keys(int(settings.get("keys", 1)))]
+    prints = [key_fingerprint(k) for k in replay_keys(int(settings.get("keys", 1)))]
     named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
 
     def key_of(entry: dict[str, Any]) -> int | None:
