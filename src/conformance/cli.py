@@ -52,6 +52,7 @@ def _providers(arg: list[str] | None) -> list[str]:
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.harness import HarnessContext, build_matrix, run_all
+    from conformance.harness.parallel import auto_jobs
     from conformance.report.progress import progress, wanted
     from conformance.report.terminal import MatrixTable
     from conformance.scenarios import load_scenarios
@@ -68,13 +69,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not console.is_terminal:  # a log or a pipe: wide enough for every column
         console = Console(width=max(console.width, 30 + 12 * len(providers)))
     enabled = wanted(console, disabled=args.no_progress)
-    with progress(console, len(scenarios) * len(providers), "replaying", enabled=enabled) as bar:
+    total = len(scenarios) * len(providers)
+    jobs = args.jobs or auto_jobs(total)
+    with progress(console, total, "replaying", enabled=enabled, thread=jobs == 1) as bar:
         results = run_all(
             scenarios,
             providers,
             ctx,
             on_start=lambda s, p: bar.start(f"{s.id}[{p}]"),
-            on_result=lambda _: bar.advance(),
+            on_result=lambda r: bar.advance(f"{r.scenario}[{r.provider}]"),
+            jobs=jobs,
         )
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)
     out = Path(args.out)
@@ -150,6 +154,19 @@ def cmd_sync_requests(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jobs(text: str) -> int:
+    """`--jobs`: a positive count, or `auto` (0: one per CPU)."""
+    if text == "auto":
+        return 0
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of workers or 'auto', got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 worker, got {n}")
+    return n
+
+
 # parser ----------------------------------------------------------------------------------------------
 
 
@@ -168,6 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="worker processes for the checks (default: auto, one per CPU for runs of 100+ checks; 1: in this process)",
+    )
 
     p = sub.add_parser("decode", help="print the normalized form of each interaction of a cassette")
     p.add_argument("--provider", required=True, help=f"provider whose dialect the cassette speaks ({known})")

@@ -13,7 +13,8 @@ What a provider returns (a 400, a 429, a truncated stream) is data: a `ProviderE
     ├── UnknownProviderError  a provider name that the registry does not hold
     ├── MissingKeyError       no API key in the environment for a live recording
     ├── SchemaError           a tool schema that cannot be sanitized (e.g. a recursive $ref)
-    └── ContextBudgetError    no room left for output in the context window (fail-early budgeting)
+    ├── ContextBudgetError    no room left for output in the context window (fail-early budgeting)
+    └── WorkerCrashedError    a worker process of a parallel run died
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "UnknownProviderError",
     "UnsupportedFeatureError",
     "WireFormatError",
+    "WorkerCrashedError",
 ]
 
 
@@ -104,3 +106,7 @@ def one_line(exc: Exception) -> str:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             return f"{field}: {first.get('msg', '')}{more}"
     return " ".join(str(exc).split())
+
+
+class WorkerCrashedError(ConformanceError):
+    """A worker process of `run --jobs N` died (killed, out of memory, a crash in native code)."""

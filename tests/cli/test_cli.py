@@ -56,6 +56,8 @@ def test_run_writes_the_matrix_and_exits_by_verdict(tmp_path: Path, capsys: pyte
     (root / "scenarios/responses/text_hello.yaml").write_text(SCENARIO.replace('text: "Hello!"', 'text: "Bye"'))
     assert main(args) == 1
     assert "✗ text_hello[anthropic]" in capsys.readouterr().out
+    assert main([*args, "--jobs", "2"]) == 1  # in workers: the same verdicts
+    assert "✗ text_hello[anthropic]" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -97,3 +99,14 @@ def test_encode_reports_what_the_provider_would_reject(
     assert main(["encode", "--provider", "anthropic", str(conv)]) == 1
     err = capsys.readouterr().err
     assert "anthropic would reject" in err
+
+
+@pytest.mark.parametrize(
+    ("jobs", "message"),
+    [("0", "expected at least 1 worker, got 0"), ("many", "expected a number of workers or 'auto', got 'many'")],
+)
+def test_bad_jobs_is_a_usage_error(jobs: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--jobs", jobs])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

@@ -39,3 +39,15 @@ def test_quiet_when_disabled() -> None:
         bar.start("x")
         bar.advance()
     assert out.getvalue() == ""
+
+
+def test_without_a_refresh_thread_the_bar_redraws_as_items_finish() -> None:
+    import threading
+
+    console, out = _terminal()
+    before = threading.active_count()
+    with progress(console, 2, "replaying", enabled=True, thread=False) as bar:
+        assert threading.active_count() == before  # nothing running beside a fork
+        bar.advance("text_basic[gemini]")  # finished in a worker: named as it finishes
+    assert "1/2" in out.getvalue()
+    assert "text_basic[gemini]" in out.getvalue()

@@ -9,7 +9,7 @@ any one key.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -48,22 +48,30 @@ def format_path(parts: Iterable[Any]) -> str:
     return out or "(root)"
 
 
+def _regex(glob: str) -> str:
+    return re.escape(glob).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[]+")
+
+
 @lru_cache(maxsize=512)
-def _pattern(glob: str) -> re.Pattern[str]:
-    regex = re.escape(glob).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[]+")
-    return re.compile(rf"{regex}(?:$|[.\[])")
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled alternation for a set of patterns: a path is tested once, not once per pattern."""
+    if not patterns:
+        return lambda _path: None
+    alternation = "|".join(f"(?:{_regex(p)})" for p in patterns)
+    return re.compile(rf"(?:{alternation})(?:$|[.\[])").match
 
 
 def is_ignored(path: str, patterns: Iterable[str]) -> bool:
     """Whether a contract path is, or is below, one of the ignore patterns (`[*]`: any index, `*`: any key)."""
-    return any(_pattern(p).match(path) for p in patterns)
+    return _matcher(tuple(patterns))(path) is not None
 
 
 def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[DiffEntry]:
     """Differences between two JSON values, minus ignored paths; empty means equal."""
     patterns = (*DEFAULT_IGNORE, *ignore)
+    ignored = _matcher(patterns)
     try:
-        if _same(_pruned(expected, patterns, ""), _pruned(actual, patterns, "")):
+        if _same(_pruned(expected, ignored, ""), _pruned(actual, ignored, "")):
             return []
     except RecursionError:  # nested deeper than a fast walk allows: let deepdiff decide
         pass
@@ -75,7 +83,7 @@ def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[Diff
             continue
         for level in levels:
             path = format_path(level.path(output_format="list"))
-            if is_ignored(path, patterns):
+            if ignored(path) is not None:
                 continue
             entries.append(
                 DiffEntry(
@@ -89,18 +97,18 @@ def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[Diff
     return entries
 
 
-def _pruned(value: Any, patterns: tuple[str, ...], path: str) -> Any:
+def _pruned(value: Any, ignored: Callable[[str], object], path: str) -> Any:
     """`value` without the ignored paths. Equal pruned values mean every difference is ignored."""
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             sub = f"{path}.{key}" if path else str(key)
-            if not is_ignored(sub, patterns):
-                out[key] = _pruned(item, patterns, sub)
+            if ignored(sub) is None:
+                out[key] = _pruned(item, ignored, sub)
         return out
     if isinstance(value, list):
         kept = ((f"{path}[{i}]", item) for i, item in enumerate(value))
-        return [_pruned(item, patterns, sub) for sub, item in kept if not is_ignored(sub, patterns)]
+        return [_pruned(item, ignored, sub) for sub, item in kept if ignored(sub) is None]
     return value
 
 

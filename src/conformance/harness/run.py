@@ -10,6 +10,7 @@ from conformance import __version__
 from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
+from conformance.harness.parallel import can_fork, run_parallel
 from conformance.replay.cassette import cassette_evidence, load_cassette
 from conformance.report.matrix import (
     VERDICTS,
@@ -30,17 +31,23 @@ def run_all(
     *,
     on_result: Callable[[ScenarioResult], None] | None = None,
     on_start: Callable[[Scenario, str], None] | None = None,
+    jobs: int = 1,
 ) -> list[ScenarioResult]:
-    """Every scenario × provider, scenario by scenario, in the order given."""
+    """Every scenario × provider, results in the order given (scenario by scenario).
+
+    `jobs` > 1 runs the checks in that many forked workers where the platform forks
+    (`harness.parallel`); `on_start` is then not called, as checks start in other processes."""
+    pairs = [(scenario, provider) for scenario in scenarios for provider in providers]
+    if jobs > 1 and len(pairs) > 1 and can_fork():
+        return run_parallel(pairs, ctx, min(jobs, len(pairs)), on_result=on_result)
     results: list[ScenarioResult] = []
-    for scenario in scenarios:
-        for provider in providers:
-            if on_start is not None:
-                on_start(scenario, provider)
-            res = run_check(scenario, provider, ctx)
-            results.append(res)
-            if on_result is not None:
-                on_result(res)
+    for scenario, provider in pairs:
+        if on_start is not None:
+            on_start(scenario, provider)
+        res = run_check(scenario, provider, ctx)
+        results.append(res)
+        if on_result is not None:
+            on_result(res)
     return results
 
 
@@ -89,10 +96,13 @@ def build_matrix(
     """The matrix of a run: one cell per feature × provider with results, its verdict by `cell_verdict`."""
     used = {r.feature for r in results}
     features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in FEATURES if f.id in used]
+    by_cell: dict[tuple[str, str], list[ScenarioResult]] = {}
+    for r in results:
+        by_cell.setdefault((r.feature, r.provider), []).append(r)
     cells: list[Cell] = []
     for feature in features:
         for provider in providers:
-            mine = [r for r in results if r.feature == feature.id and r.provider == provider]
+            mine = by_cell.get((feature.id, provider), [])
             if not mine:
                 continue
             counts = {v: sum(1 for r in mine if r.verdict == v) for v in VERDICTS}

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
@@ -37,21 +38,26 @@ SYMBOLS: dict[Verdict, str] = {
 RAN: tuple[Verdict, ...] = ("pass", "fail", "error")
 """Verdicts of scenarios that really ran; a cell's pass count is over these."""
 
-_JSON_ESCAPES = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    ord("'"): "\\u0027",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+_JSON_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("'", "\\u0027"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def json_island(data: Any) -> Markup:
     """JSON for a `<script type="application/json">` element: no `</script>`, `<!--` or line
     separators can survive, so the text can neither close the element nor be read as markup."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return Markup(text.translate(_JSON_ESCAPES))  # safe: every character that could end the element is escaped
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, integers beyond 64 bits
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    for char, escape in _JSON_ESCAPES:  # one C-speed pass per character beats str.translate on megabytes
+        text = text.replace(char, escape)
+    return Markup(text)  # safe: every character that could end the element is escaped
 
 
 _ENV = Environment(

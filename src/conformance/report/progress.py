@@ -7,6 +7,7 @@ with `--no-progress`. Everything that reports progress takes a `Progress`, so ca
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
@@ -27,8 +28,8 @@ class Progress(Protocol):
         """The next item has started (shown as the current one)."""
         ...
 
-    def advance(self) -> None:
-        """One item is done."""
+    def advance(self, label: str | None = None) -> None:
+        """One item is done (`label`: the one that finished, when items run elsewhere)."""
         ...
 
 
@@ -36,20 +37,35 @@ class _Quiet:
     def start(self, label: str) -> None:
         pass
 
-    def advance(self) -> None:
+    def advance(self, label: str | None = None) -> None:
         pass
 
 
 class _Bar:
-    def __init__(self, bar: RichProgress, total: int, title: str) -> None:
+    def __init__(self, bar: RichProgress, total: int, title: str, *, redraw_every: float | None) -> None:
         self._bar = bar
         self._task = bar.add_task(title, total=total, current="")
+        self._redraw_every = redraw_every
+        self._drawn = 0.0
 
     def start(self, label: str) -> None:
         self._bar.update(self._task, current=label)
+        self._redraw()
 
-    def advance(self) -> None:
+    def advance(self, label: str | None = None) -> None:
+        if label is not None:
+            self._bar.update(self._task, current=label)
         self._bar.advance(self._task)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """Without a refresh thread, redraw from the caller, at most every `redraw_every` seconds."""
+        if self._redraw_every is None:
+            return
+        now = time.monotonic()
+        if now - self._drawn >= self._redraw_every:
+            self._drawn = now
+            self._bar.refresh()
 
 
 def wanted(console: Console, *, disabled: bool = False, env: dict[str, str] | None = None) -> bool:
@@ -59,8 +75,11 @@ def wanted(console: Console, *, disabled: bool = False, env: dict[str, str] | No
 
 
 @contextmanager
-def progress(console: Console, total: int, title: str, *, enabled: bool) -> Iterator[Progress]:
-    """A live bar on `console` while the block runs (transient: it leaves no trace), or a quiet one."""
+def progress(console: Console, total: int, title: str, *, enabled: bool, thread: bool = True) -> Iterator[Progress]:
+    """A live bar on `console` while the block runs (transient: it leaves no trace), or a quiet one.
+
+    `thread=False`: no refresh thread (the bar redraws as items start and finish), for callers
+    that fork worker processes while the bar is shown."""
     if not enabled or total <= 0:
         yield _Quiet()
         return
@@ -73,5 +92,5 @@ def progress(console: Console, total: int, title: str, *, enabled: bool) -> Iter
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    with RichProgress(*columns, console=console, transient=True) as bar:
-        yield _Bar(bar, total, title)
+    with RichProgress(*columns, console=console, transient=True, auto_refresh=thread) as bar:
+        yield _Bar(bar, total, title, redraw_every=None if thread else 0.1)

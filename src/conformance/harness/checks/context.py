@@ -156,15 +156,15 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             runtime.context(request)
             return judge(scenario, provider, expected, _read_session(directory), ctx=ctx, ignore=CONTEXT_IGNORE)
         request["api_key"] = "replay-key"
-        if spec.get("requests") == "none":  # the operation must send nothing: an empty cassette
-            cassette = directory / "no-requests.yaml"
-            transport = CassetteTransport(Cassette(path=cassette, interactions=[]))
+        rel: str | None = None
+        if spec.get("requests") == "none":  # the operation must send nothing: an empty cassette, not reported
+            transport = CassetteTransport(Cassette(path=directory / "no-requests.yaml", interactions=[]))
         else:
             cassette = scenario.cassette_path(provider, ctx.root)
             if not cassette.is_file():
                 return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
             transport = CassetteTransport(load_cassette(cassette))
-        rel = ctx.rel(cassette)
+            rel = ctx.rel(cassette)
         try:
             answer = runtime.context(request, transport)
         except ReplayMismatch as exc:

@@ -9,8 +9,10 @@ validator. A handoff fails when any such request would break the provider's docu
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from conformance.capabilities import get_profile, matrix_providers
@@ -76,13 +78,31 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
     return out
 
 
-def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Conversation]]:
-    """(label, conversation) for every message decoded from another provider's cassettes, continued."""
-    return [
-        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None}))
-        for source, label, conv, message in _decoded(ctx)
-        if source != target
-    ]
+def _serialized(ctx: HarnessContext) -> list[tuple[str, str, str]]:
+    """(source, label, continued conversation as JSON text), built once per run: each target
+    parses its own copy, so a runtime that changes its input cannot affect the next target."""
+    cached: list[tuple[str, str, str]] | None = ctx.memo.get("handoff_json")
+    if cached is None:
+        cached = []
+        for source, label, conv, message in _decoded(ctx):
+            continued = conv.model_copy(update={"messages": _continued(conv, message), "model": None})
+            # `ensure_ascii` keeps text with unpaired surrogates (which orjson refuses) as escapes
+            text = json.dumps(continued.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
+            cached.append((source, label, text))
+        ctx.memo["handoff_json"] = cached
+    return cached
+
+
+def _parse(text: str) -> dict[str, Any]:
+    try:
+        return orjson.loads(text)  # type: ignore[no-any-return]
+    except orjson.JSONDecodeError:  # an escaped unpaired surrogate: the standard parser keeps it
+        return json.loads(text)  # type: ignore[no-any-return]
+
+
+def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, dict[str, Any]]]:
+    """(label, conversation JSON) for every message decoded from another provider's cassettes, continued."""
+    return [(label, _parse(text)) for source, label, text in _serialized(ctx) if source != target]
 
 
 def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -99,7 +119,7 @@ def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         return result(scenario, provider, "missing", "no other provider's cassettes to hand off from")
     failures: list[str] = []
     for label, conv in transcripts:
-        body = ctx.runtime.encode(conv.model_dump(mode="json", exclude_none=True), provider)
+        body = ctx.runtime.encode(conv, provider)
         problems = validate(body, profile)
         if problems:
             failures.append(f"{label}: " + "; ".join(f"{v.path}: {v.message}" for v in problems[:3]))

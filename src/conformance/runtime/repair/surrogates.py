@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from conformance.model import Message, parse_message
 from conformance.runtime.repair.base import Action, Loss, RepairContext
 
@@ -85,11 +87,24 @@ def clean_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
+def _utf8_clean(message: Message) -> bool:
+    """No surrogate code point anywhere in the message: its JSON (keys included) encodes as UTF-8.
+    The common case, decided by pydantic-core's serializer instead of a walk in Python."""
+    try:
+        message.model_dump_json()
+    except PydanticSerializationError:
+        return False
+    return True
+
+
 def replace_lone_surrogates(messages: list[Message], ctx: RepairContext) -> tuple[list[Message], list[Action]]:
     del ctx
     out: list[Message] = []
     actions: list[Action] = []
     for i, message in enumerate(messages):
+        if _utf8_clean(message):
+            out.append(message)
+            continue
         data = message.model_dump(mode="python", exclude_none=True)
         cleaned, count = clean_value(data)
         if count:

@@ -1,0 +1,96 @@
+"""Scenario × provider checks spread over worker processes (`conformance run --jobs N`).
+
+Workers are forked from the running process, so they inherit the runtime under test, the parsed
+files and every registered codec, check and profile without pickling any of them; only the
+results travel back. Where `fork` is not the platform's way (Windows, macOS), or one job is asked
+for, the checks run in this process. The result list is in the order of the pairs given, whatever
+order the workers finish in, so a matrix built from it is the same as a sequential run's.
+
+Rows that read every provider's cassettes (`handoff`, `generated`) cost tens of milliseconds per
+provider where the others cost about one; they are handed out first so no worker is left with a
+long one at the end.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from conformance.compare import ScenarioResult
+from conformance.exceptions import WorkerCrashedError
+from conformance.harness.checks import run_check
+from conformance.harness.context import HarnessContext
+from conformance.scenarios import Scenario
+
+HEAVY_CHECKS: frozenset[str] = frozenset({"handoff", "generated"})
+"""Checks that replay the whole corpus per provider: scheduled first."""
+BATCH = 16
+"""Pairs per task: large enough that sending a task costs little next to running it."""
+
+Pair = tuple[Scenario, str]
+_WORK: tuple[list[Pair], HarnessContext] | None = None
+"""The pairs and context of the run in progress, set before the workers fork (they read it)."""
+
+
+PER_WORKER = 100
+"""`auto` starts a worker per this many checks at most: forking costs more than a few checks."""
+
+
+def auto_jobs(checks: int) -> int:
+    """Workers for `checks` checks: one per CPU this process may run on, fewer for a small run."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, checks // PER_WORKER))
+
+
+def can_fork() -> bool:
+    """Whether workers can be forked safely here (Linux: yes; macOS and Windows: no)."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _run_batch(indices: list[int]) -> list[tuple[int, ScenarioResult]]:
+    assert _WORK is not None, "the run's pairs are set before the workers fork"
+    pairs, ctx = _WORK
+    return [(i, run_check(*pairs[i], ctx)) for i in indices]
+
+
+def _batches(pairs: Sequence[Pair]) -> list[list[int]]:
+    heavy = [i for i, (scenario, _) in enumerate(pairs) if scenario.check in HEAVY_CHECKS]
+    light = [i for i, (scenario, _) in enumerate(pairs) if scenario.check not in HEAVY_CHECKS]
+    return [[i] for i in heavy] + [light[k : k + BATCH] for k in range(0, len(light), BATCH)]
+
+
+def run_parallel(
+    pairs: list[Pair],
+    ctx: HarnessContext,
+    jobs: int,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[ScenarioResult]:
+    """Every pair checked in `jobs` forked workers; results in the order of `pairs`."""
+    global _WORK
+    out: list[ScenarioResult | None] = [None] * len(pairs)
+    _WORK = (pairs, ctx)
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            pending: set[Future[list[tuple[int, ScenarioResult]]]] = {
+                pool.submit(_run_batch, batch) for batch in _batches(pairs)
+            }
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    for i, res in future.result():
+                        out[i] = res
+                        if on_result is not None:
+                            on_result(res)
+    except BrokenProcessPool as exc:
+        raise WorkerCrashedError(f"a worker process died: {exc}; run again with --jobs 1 to see which check") from None
+    finally:
+        _WORK = None
+    return [res for res in out if res is not None]
