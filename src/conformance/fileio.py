@@ -29,16 +29,18 @@ SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader
 
 T = TypeVar("T")
 
-_Key = tuple[str, int, int]
+_Key = tuple[str, int, int, int, int]
 _CACHE: OrderedDict[tuple[str, _Key], Any] = OrderedDict()
 _CACHE_LIMIT = 32_768
 """Entries kept, least recently used dropped first: a project of thousands of files stays parsed."""
 
 
 def file_key(path: Path) -> _Key:
-    """(resolved path, mtime in ns, size): changes whenever the file is rewritten."""
+    """(absolute path, device, inode, mtime in ns, size): changes whenever the file is rewritten
+    or the path comes to name another file. The inode stands in for resolving symlinks, which
+    costs a system call per path component."""
     st = path.stat()
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    return (os.path.abspath(path), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def memoized(kind: str, path: Path, build: Callable[[Path], T]) -> T:
@@ -61,6 +63,15 @@ def memoized(kind: str, path: Path, build: Callable[[Path], T]) -> T:
     if len(_CACHE) > _CACHE_LIMIT:
         _CACHE.popitem(last=False)
     return value
+
+
+def prime(kind: str, path: Path, value: Any) -> None:
+    """Remember `value` as what `memoized(kind, path, …)` would build for the file as it is now
+    (work done in another process, e.g. a worker of a parallel run)."""
+    try:
+        _CACHE[(kind, file_key(path))] = value
+    except OSError:
+        return
 
 
 def clear_cache() -> None:

@@ -92,36 +92,45 @@ def _check_providers(providers: Sequence[str] | None) -> tuple[str, ...]:
     return names
 
 
-@st.composite
+_BOOL = st.booleans()
+_SIGNATURE = st.one_of(st.none(), _B64)
+_ONE_IN_TEN = st.integers(0, 9)
+_ONE_IN_SIX = st.integers(0, 5)
+_ID_STYLE = st.sampled_from(_ID_STYLES)
+_TOOL = st.sampled_from(_TOOLS)
+"""Strategies built once: building one per draw costs more than the draw."""
+
+
 def _assistant(
     draw: st.DrawFn, origin: tuple[str, str], ids: list[int], calls: bool, max_tool_calls: int
 ) -> tuple[AssistantMessage, list[ToolResultMessage]]:
+    """Drawn inside the caller's composite (a plain function, not a strategy of its own)."""
     provider, model = origin
     content: list[Any] = []
-    if draw(st.booleans()):
-        signature = draw(st.one_of(st.none(), _B64))
+    if draw(_BOOL):
+        signature = draw(_SIGNATURE)
         content.append(ThinkingBlock(thinking=draw(_TEXT), signature=signature))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(_ONE_IN_TEN) == 0:
         content.append(RedactedThinkingBlock(data=draw(_B64)))
-    if not calls or draw(st.booleans()):
+    if not calls or draw(_BOOL):
         content.append(TextBlock(text=draw(_TEXT)))
     results: list[ToolResultMessage] = []
     for _ in range(draw(st.integers(1, max_tool_calls)) if calls else 0):
         ids.append(len(ids))
-        call_id = draw(st.sampled_from(_ID_STYLES)).format(n=len(ids))
-        name = draw(st.sampled_from(_TOOLS))
+        call_id = draw(_ID_STYLE).format(n=len(ids))
+        name = draw(_TOOL)
         content.append(ToolCallBlock(id=call_id, name=name, arguments=draw(_ARGS)))
         results.append(
             ToolResultMessage(
                 tool_call_id=call_id,
                 tool_name=name,
                 content=[TextBlock(text=draw(_TEXT))],
-                is_error=draw(st.integers(0, 5)) == 0,
+                is_error=draw(_ONE_IN_SIX) == 0,
             )
         )
     stop = "tool_use" if results else "stop"
     message = AssistantMessage(content=content, stop_reason=stop, provider=provider, model=model)
-    return message, draw(st.permutations(results))
+    return message, draw(st.permutations(results)) if len(results) > 1 else results
 
 
 def transcripts(
@@ -156,9 +165,9 @@ def transcripts(
             messages.append(UserMessage(content=[TextBlock(text=draw(_TEXT))]))
             origin = draw(st.sampled_from(origins))
             for _round in range(draw(st.integers(0, 2))):
-                assistant, results = draw(_assistant(origin, ids, True, calls))
+                assistant, results = _assistant(draw, origin, ids, True, calls)
                 messages += [assistant, *results]
-            final, _ = draw(_assistant(origin, ids, False, calls))
+            final, _ = _assistant(draw, origin, ids, False, calls)
             messages.append(final)
         return messages
 

@@ -42,10 +42,11 @@ def test_workers_give_the_same_results_in_the_same_order() -> None:
     assert {r.verdict for r in one} <= {"pass", "unsupported"}, [r.reason for r in one if r.verdict == "fail"]
 
 
-def test_whole_corpus_rows_are_handed_out_first() -> None:
+def test_whole_corpus_rows_are_one_task_handed_out_first() -> None:
     pairs = [(s, p) for s in _scenarios() for p in PROVIDERS]
-    first = _batches(pairs)[: len(PROVIDERS)]
-    assert all(len(batch) == 1 and pairs[batch[0]][0].check == "handoff" for batch in first)
+    first, *rest = _batches(pairs)
+    assert [pairs[i][0].id for i in first] == ["handoff_all_providers"] * len(PROVIDERS)
+    assert all(pairs[i][0].check != "handoff" for batch in rest for i in batch)
     assert sorted(i for batch in _batches(pairs) for i in batch) == list(range(len(pairs)))
 
 

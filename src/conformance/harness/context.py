@@ -29,6 +29,11 @@ class HarnessContext:
 
     def rel(self, path: Path) -> str:
         """`path` relative to the project root when it is inside it (for reports), else as given."""
+        if path.is_absolute() and self.root.is_absolute():
+            try:  # a path built from the root: no file system access needed
+                return path.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
         try:
             return path.resolve().relative_to(self._resolved_root()).as_posix()
         except ValueError:

@@ -7,8 +7,9 @@ for, the checks run in this process. The result list is in the order of the pair
 order the workers finish in, so a matrix built from it is the same as a sequential run's.
 
 Rows that read every provider's cassettes (`handoff`, `generated`) cost tens of milliseconds per
-provider where the others cost about one; they are handed out first so no worker is left with a
-long one at the end.
+provider where the others cost about one, and share work across providers (every cassette
+decoded once, the examples drawn once): each such scenario is one task for all its providers,
+handed out first so no worker is left with a long one at the end.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from conformance.compare import ScenarioResult
-from conformance.exceptions import WorkerCrashedError
+from conformance.exceptions import CassetteError, WorkerCrashedError
+from conformance.fileio import prime
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
+from conformance.replay.cassette import cassette_meta
 from conformance.scenarios import Scenario
 
 HEAVY_CHECKS: frozenset[str] = frozenset({"handoff", "generated"})
@@ -54,16 +58,33 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _run_batch(indices: list[int]) -> list[tuple[int, ScenarioResult]]:
+Batch = tuple[list[tuple[int, ScenarioResult]], dict[str, dict[str, Any]]]
+"""What a worker sends back: (index, result) pairs, and the `meta` of each cassette they name."""
+
+
+def _run_batch(indices: list[int]) -> Batch:
     assert _WORK is not None, "the run's pairs are set before the workers fork"
     pairs, ctx = _WORK
-    return [(i, run_check(*pairs[i], ctx)) for i in indices]
+    done = [(i, run_check(*pairs[i], ctx)) for i in indices]
+    metas: dict[str, dict[str, Any]] = {}
+    for _, res in done:
+        if res.cassette and res.cassette not in metas:
+            try:
+                metas[res.cassette] = cassette_meta(ctx.root / res.cassette)
+            except CassetteError:
+                continue  # the result already says what is wrong with it
+    return done, metas
 
 
 def _batches(pairs: Sequence[Pair]) -> list[list[int]]:
-    heavy = [i for i, (scenario, _) in enumerate(pairs) if scenario.check in HEAVY_CHECKS]
-    light = [i for i, (scenario, _) in enumerate(pairs) if scenario.check not in HEAVY_CHECKS]
-    return [[i] for i in heavy] + [light[k : k + BATCH] for k in range(0, len(light), BATCH)]
+    heavy: dict[str, list[int]] = {}
+    light: list[int] = []
+    for i, (scenario, _) in enumerate(pairs):
+        if scenario.check in HEAVY_CHECKS:
+            heavy.setdefault(scenario.id, []).append(i)
+        else:
+            light.append(i)
+    return [*heavy.values(), *(light[k : k + BATCH] for k in range(0, len(light), BATCH))]
 
 
 def run_parallel(
@@ -79,13 +100,14 @@ def run_parallel(
     _WORK = (pairs, ctx)
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            pending: set[Future[list[tuple[int, ScenarioResult]]]] = {
-                pool.submit(_run_batch, batch) for batch in _batches(pairs)
-            }
+            pending: set[Future[Batch]] = {pool.submit(_run_batch, batch) for batch in _batches(pairs)}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    for i, res in future.result():
+                    results, metas = future.result()
+                    for rel, meta in metas.items():  # so the report's provenance reads no cassette again
+                        prime("cassette_meta", ctx.root / rel, meta)
+                    for i, res in results:
                         out[i] = res
                         if on_result is not None:
                             on_result(res)

@@ -11,7 +11,7 @@ from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
 from conformance.harness.parallel import can_fork, run_parallel
-from conformance.replay.cassette import cassette_evidence, load_cassette
+from conformance.replay.cassette import cassette_evidence, cassette_meta
 from conformance.report.matrix import (
     VERDICTS,
     Cell,
@@ -61,7 +61,7 @@ def _provenance(results: list[ScenarioResult], providers: list[str], ctx: Harnes
         evidence: dict[str, int] = {}
         for rel in paths:
             try:
-                meta = load_cassette(ctx.root / rel).meta
+                meta = cassette_meta(ctx.root / rel)
             except CassetteError:
                 continue
             kind = cassette_evidence(meta)

@@ -153,6 +153,12 @@ def cassette_evidence(meta: dict[str, Any]) -> Literal["authored", "recorded"]:
     return "recorded" if meta.get("recorded") and not meta.get("authored") else "authored"
 
 
+def cassette_meta(path: Path) -> dict[str, Any]:
+    """A cassette's `meta` (what the report's provenance reads), memoized on its own so that a
+    process that did not load the cassette can be given it (`fileio.prime("cassette_meta", …)`)."""
+    return memoized("cassette_meta", path, lambda p: load_cassette(p).meta)
+
+
 def load_cassette(path: Path) -> Cassette:
     """A cassette, parsed once per file version (the result is shared: treat it as read-only)."""
     return memoized("cassette", path, _load_cassette)
