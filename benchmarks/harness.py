@@ -4,7 +4,9 @@ Times, in this one process and in turn within each repeat (so they share the mac
 
 - matrix: what `conformance run` does after start-up — load every scenario, run every
   scenario × provider against the reference runtime, build the matrix, write matrix.json and
-  index.html — from cold caches (parsed files and drawn examples are forgotten before each repeat);
+  index.html — from cold caches (parsed files and drawn examples are forgotten before each repeat),
+  in this one process (`--jobs 1`) and in forked workers as `conformance run` does by default;
+- cli: `conformance run` itself, as a user types it (interpreter start and imports included);
 - checks: the decode checks alone, per check (scenario load, request encode, cassette matching,
   decode, contract validation and diff);
 - floor: for the same decode checks, the least a replaying harness must do — read the cassette
@@ -24,6 +26,8 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -35,6 +39,7 @@ from conformance.capabilities import get_profile, matrix_providers
 from conformance.fileio import clear_cache, parse_yaml
 from conformance.harness import HarnessContext, build_matrix, run_all, run_check
 from conformance.harness.checks.generated import drawn_examples
+from conformance.harness.parallel import auto_jobs
 from conformance.model.parse import parse_conversation
 from conformance.report.html import write_html
 from conformance.runtime.reference import ReferenceRuntime
@@ -49,12 +54,12 @@ def cold() -> None:
     drawn_examples.cache_clear()
 
 
-def run_matrix(root: Path, out: Path) -> int:
+def run_matrix(root: Path, out: Path, jobs: int = 1) -> int:
     cold()
     ctx = HarnessContext(root=root, runtime=ReferenceRuntime())
     scenarios = load_scenarios(root / "scenarios")
     providers = matrix_providers()
-    results = run_all(scenarios, providers, ctx)
+    results = run_all(scenarios, providers, ctx, jobs=jobs)
     matrix = build_matrix(results, providers, ctx, scenario_dir=root / "scenarios")
     matrix.save(out / "matrix.json")
     write_html(matrix, out)
@@ -127,6 +132,11 @@ def synthetic_project(times: int, target: Path) -> Path:
     return target
 
 
+def run_cli(out: Path) -> None:
+    command = [sys.executable, "-m", "conformance.cli", "run", "--no-progress", "--root", str(ROOT), "--out", str(out)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
 def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
@@ -148,9 +158,13 @@ def main() -> None:
         n_checks = run_matrix(ROOT, base / "out")  # warm-up: imports, first-use costs
         n_one = run_matrix(one, base / "out1")
         n_big = run_matrix(big, base / "out10")
-        series: dict[str, list[float]] = {"matrix": [], "checks": [], "floor": [], "1x": [], "10x": []}
+        jobs = auto_jobs(n_checks)
+        names = ("matrix", "parallel", "cli", "checks", "floor", "1x", "10x")
+        series: dict[str, list[float]] = {name: [] for name in names}
         for _ in range(args.repeat):
             series["matrix"].append(timed(lambda: run_matrix(ROOT, base / "out")))
+            series["parallel"].append(timed(lambda: run_matrix(ROOT, base / "out", jobs)))
+            series["cli"].append(timed(lambda: run_cli(base / "out")))
             series["checks"].append(timed(lambda: run_checks(ROOT, pairs)))
             series["floor"].append(timed(lambda: run_floor(inputs)))
             series["1x"].append(timed(lambda: run_matrix(one, base / "out1")))
@@ -160,7 +174,10 @@ def main() -> None:
     per_floor = med["floor"] / len(pairs) * 1e3
     added = n_big - n_one
     marginal = (med["10x"] - med["1x"]) / added * 1e3
-    print(f"matrix: {n_checks} checks (scenario × provider), HTML included: {med['matrix']:.2f} s")
+    print(f"matrix: {n_checks} checks (scenario × provider), HTML included: {med['matrix']:.2f} s in one process")
+    speedup = med["matrix"] / med["parallel"]
+    print(f"matrix in {jobs} workers (the default): {med['parallel']:.2f} s ({speedup:.2f}× faster)")
+    print(f"`conformance run` as typed, start-up included: {med['cli']:.2f} s")
     print(f"decode checks: {len(pairs)}; per check {per_check:.2f} ms; MockTransport floor {per_floor:.2f} ms")
     print(f"ratio check / floor: {med['checks'] / med['floor']:.2f}×")
     print(

@@ -171,6 +171,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "UnknownProviderError",
         "UnsupportedFeatureError",
         "WireFormatError",
+        "WorkerCrashedError",
     ],
     "conformance.report.matrix": [
         "Cell",
