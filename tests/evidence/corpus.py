@@ -30,6 +30,7 @@ from conformance.codecs import codec_for, decode_response
 from conformance.codecs.base import is_stream
 from conformance.codecs.endpoints import skip_reason
 from conformance.exceptions import InputError
+from conformance.fileio import SafeLoader
 from conformance.model import Outcome
 
 
@@ -147,7 +148,7 @@ def load(dialect: str) -> tuple[tuple[Interaction, ...], tuple[Skipped, ...]]:
         if API_DIALECTS.get(entry["api"]) != dialect:
             continue
         profile = profile_for(entry["provider"], dialect)
-        doc = yaml.safe_load((CORPUS / entry["path"]).read_text())
+        doc = yaml.load((CORPUS / entry["path"]).read_text(), Loader=SafeLoader)  # libyaml: same data, 10× faster
         for i, item in enumerate(doc["interactions"]):
             request, response = item["request"], item["response"]
             uri = request.get("uri") or ""

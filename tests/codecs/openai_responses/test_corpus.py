@@ -23,6 +23,7 @@ from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import decode_response
 from conformance.codecs.base import is_stream
 from conformance.codecs.openai_responses import CODEC
+from conformance.fileio import SafeLoader
 from conformance.model import ThinkingBlock
 from tests.evidence.sdk_openai_responses import SDKCannotRead, sdk_summary
 from tests.evidence.summary import ours
@@ -58,7 +59,7 @@ class Interaction:
 def _interactions() -> Iterator[Interaction]:
     for provider, path in FILES:
         profile = get_profile(PROFILES.get(provider, "openai_responses"))
-        doc = yaml.safe_load((CORPUS / path).read_text())
+        doc = yaml.load((CORPUS / path).read_text(), Loader=SafeLoader)  # libyaml: same data, 10× faster
         for i, item in enumerate(doc["interactions"]):
             request, response = item["request"], item["response"]
             if request.get("method") != "POST" or not urlsplit(request["uri"]).path.endswith("/responses"):
