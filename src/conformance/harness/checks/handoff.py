@@ -77,11 +77,14 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
 
 
 def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Conversation]]:
-    """(label, conversation) for every message decoded from another provider's cassettes, continued."""
+    """(label, conversation) for every message decoded from another provider's cassettes, continued.
+    The history is handed off, not the source's sampling options: those the target's model rejects
+    are dropped (`drop_unsupported`)."""
     return [
-        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None}))
+        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None, "options": options}))
         for source, label, conv, message in _decoded(ctx)
         if source != target
+        for options in [conv.options.model_copy(update={"drop_unsupported": True})]
     ]
 
 
