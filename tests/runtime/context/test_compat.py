@@ -3,16 +3,21 @@ unless the caller opts into `drop_unsupported`."""
 
 from __future__ import annotations
 
+import asyncio
+import random
 from typing import Any
 
+import httpx
 import pytest
 
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.exceptions import UnsupportedFeatureError
 from conformance.model import Conversation
+from conformance.runtime.clock import FakeClock
 from conformance.runtime.context.api import handle
 from conformance.runtime.prepare import prepare
 from conformance.runtime.reference import ReferenceRuntime
+from conformance.runtime.turn import run_turn
 
 
 def _conv(model: str | None = None, **options: Any) -> dict[str, Any]:
@@ -87,3 +92,29 @@ def test_the_context_capability_reports_the_error_as_data() -> None:
     answer = handle({"op": "encode", "provider": "openai", "conversation": _conv("o3", temperature=0.2)})
     assert answer["error"]["kind"] == "unsupported_feature"
     assert answer["error"]["where"] == "options.temperature"
+
+
+def test_the_turn_loop_refuses_before_sending_anything() -> None:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(500)
+
+    for provider, conv, stream in [
+        ("openai", _conv("o3", temperature=0.2), None),
+        ("azure_responses", _conv("o3-pro"), True),  # the `stream` override is checked too
+    ]:
+        with pytest.raises(UnsupportedFeatureError):
+            asyncio.run(
+                run_turn(
+                    Conversation.model_validate(conv),
+                    get_profile(provider),
+                    transport=httpx.MockTransport(record),
+                    clock=FakeClock(),
+                    rng=random.Random(1),
+                    keys="k",
+                    stream=stream,
+                )
+            )
+    assert sent == []
