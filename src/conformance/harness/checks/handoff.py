@@ -55,7 +55,10 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
                 continue
-            conv = parse_conversation(scenario.conversation(source))
+            # the history is handed off, not the source's sampling options: those the target's
+            # model rejects are left out (`drop_unsupported`) rather than refused
+            asked = scenario.conversation(source)
+            conv = parse_conversation({**asked, "options": {**asked.get("options", {}), "drop_unsupported": True}})
             for it in load_cassette(path).interactions:
                 outcome = ctx.runtime.decode(
                     source,
@@ -77,14 +80,11 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
 
 
 def handoff_transcripts(ctx: HarnessContext, target: str) -> list[tuple[str, Conversation]]:
-    """(label, conversation) for every message decoded from another provider's cassettes, continued.
-    The history is handed off, not the source's sampling options: those the target's model rejects
-    are dropped (`drop_unsupported`)."""
+    """(label, conversation) for every message decoded from another provider's cassettes, continued."""
     return [
-        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None, "options": options}))
+        (label, conv.model_copy(update={"messages": _continued(conv, message), "model": None}))
         for source, label, conv, message in _decoded(ctx)
         if source != target
-        for options in [conv.options.model_copy(update={"drop_unsupported": True})]
     ]
 
 
