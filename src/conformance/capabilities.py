@@ -32,9 +32,11 @@ class ModelInfo(BaseModel):
     native_tools: bool = True
     """False: tools are described in the system prompt and calls parsed from the reply."""
     accepts_stop: bool = True
-    """False: the model rejects `stop`; the runtime drops it with a warning."""
+    """False: the model rejects `stop`; asking for it is an `UnsupportedFeatureError` (dropped with a
+    warning only when the request sets `drop_unsupported`)."""
     accepts_temperature: bool = True
-    """False: the model rejects sampling knobs (`temperature`, `top_p`); the runtime drops them with a warning."""
+    """False: the model rejects sampling knobs (`temperature`, `top_p`); asking for one is an
+    `UnsupportedFeatureError` (dropped with a warning only when the request sets `drop_unsupported`)."""
     send_reasoning_back: bool | None = None
     """Overrides the profile's `send_reasoning_back` for this model."""
     call_signature_sentinel: str | None = None
@@ -224,6 +226,13 @@ _OPENAI_MODELS: dict[str, ModelInfo] = {
 }
 _RESPONSES_MODELS: dict[str, ModelInfo] = {
     prefix: info.model_copy(update={"accepts_stop": False}) for prefix, info in _OPENAI_MODELS.items()
+}
+_AZURE_NO_STREAM: dict[str, ModelInfo] = {
+    # Azure OpenAI reasoning models, "API & feature support" (Microsoft Learn): no streaming for o1,
+    # o3-pro and gpt-5-pro; o3-pro and gpt-5-pro are served on the Responses API only
+    "o1": _RESPONSES_MODELS["o1"].model_copy(update={"streaming": False}),
+    "o3-pro": _RESPONSES_MODELS["o3"].model_copy(update={"streaming": False}),
+    "gpt-5-pro": _RESPONSES_MODELS["gpt-5"].model_copy(update={"streaming": False}),
 }
 
 _GEMINI_STRIP: tuple[str, ...] = (
@@ -449,6 +458,7 @@ for _p in (
             "base_url": "https://my-resource.openai.azure.com/openai/v1",
             "auth_style": "api-key",
             "key_env": ("AZURE_OPENAI_API_KEY",),
+            "models": _RESPONSES_MODELS | _AZURE_NO_STREAM,
         }
     ),
     ProviderProfile(
@@ -493,7 +503,8 @@ for _p in (
         reasoning_max_tokens_field="max_completion_tokens",
         stream_usage_option=True,
         models=_RESPONSES_MODELS
-        | {k: v.model_copy(update={"accepts_stop": True}) for k, v in _RESPONSES_MODELS.items() if not v.reasoning},
+        | {k: v.model_copy(update={"accepts_stop": True}) for k, v in _RESPONSES_MODELS.items() if not v.reasoning}
+        | {"o1": _AZURE_NO_STREAM["o1"]},
     ),
     _GEMINI.model_copy(  # the Gemini dialect on Vertex AI's own endpoints and auth
         update={

@@ -139,3 +139,21 @@ class TranscriptStopsAtDamage(ReferenceRuntime):
         if out["warnings"]:
             out["messages"] = out["messages"][:1]
         return out
+
+
+def _dropping(conversation: dict[str, Any]) -> dict[str, Any]:
+    return {**conversation, "options": {**conversation.get("options", {}), "drop_unsupported": True}}
+
+
+class DropsUnsupportedOptions(ReferenceRuntime):
+    """An option the model rejects (temperature, stop) is removed silently instead of refused."""
+
+    name = "mutant-drops-unsupported"
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        return super().encode(_dropping(conversation), provider)
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        if request.get("op") == "encode":
+            request = {**request, "conversation": _dropping(request["conversation"])}
+        return super().context(request, transport)

@@ -49,6 +49,8 @@ RED_ROWS = {
     # orphaned results are part of the turn-order, id-remap and generated pathologies too
     mutants.RepairKeepsOrphans: {"orphan_tool_results", "turn_order", "tool_id_remap", "generated_repair"},
     mutants.TranscriptStopsAtDamage: {"jsonl_recovery"},
+    # o3's temperature and stop sent without them instead of an unsupported_feature error
+    mutants.DropsUnsupportedOptions: {"compat_flags"},
 }
 
 

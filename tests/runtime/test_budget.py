@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from conformance.capabilities import get_profile
+from conformance.exceptions import UnsupportedFeatureError
 from conformance.model import Options, ToolSpec
 from conformance.runtime.budget import (
     effective_max_tokens,
     estimate_input_tokens,
     filter_options,
     max_tokens_field,
+    rejected_options,
 )
 from tests.runtime.builders import user
 
@@ -60,24 +64,48 @@ def test_max_tokens_field_for_reasoning_models() -> None:
     assert max_tokens_field(get_profile("ollama"), "llama3.2") == "num_predict"
 
 
-def test_filter_options_drops_what_the_model_rejects() -> None:
+def test_filter_options_refuses_what_the_model_rejects() -> None:
     options = Options(temperature=0.2, stop=["END"], max_tokens=10)
-    kept, warnings = filter_options(options, get_profile("openai"), "o3")
-    assert kept.temperature is None
-    assert kept.stop is None
-    assert kept.max_tokens == 10
-    assert len(warnings) == 2
-    assert options.temperature == 0.2
+    with pytest.raises(UnsupportedFeatureError, match="openai model 'o3' does not accept temperature") as info:
+        filter_options(options, get_profile("openai"), "o3")
+    assert info.value.where == "options.temperature"
     same, none = filter_options(options, get_profile("openai"), "gpt-4.1")
     assert same == options
     assert none == []
 
 
+def test_filter_options_drops_what_the_model_rejects_when_asked_to() -> None:
+    options = Options(temperature=0.2, top_p=0.9, stop=["END"], max_tokens=10, drop_unsupported=True)
+    kept, warnings = filter_options(options, get_profile("openai"), "o3")
+    assert (kept.temperature, kept.top_p, kept.stop, kept.max_tokens) == (None, None, None, 10)
+    assert warnings == [f"{f} removed: openai model 'o3' does not accept it" for f in ("temperature", "top_p", "stop")]
+    assert options.temperature == 0.2  # the caller's options are not modified
+
+
+def test_top_p_goes_with_temperature() -> None:
+    assert rejected_options(Options(top_p=0.5), get_profile("openai"), "o3-mini") == ["top_p"]
+    assert rejected_options(Options(top_p=0.5), get_profile("openai"), "gpt-4o") == []
+
+
+def test_an_empty_stop_list_asks_for_nothing() -> None:
+    assert rejected_options(Options(stop=[]), get_profile("xai"), "grok-3-mini") == []
+
+
 def test_filter_options_xai_reasoning_rejects_stop_only() -> None:
-    kept, warnings = filter_options(Options(temperature=0.5, stop=["x"]), get_profile("xai"), "grok-3-mini")
+    with pytest.raises(UnsupportedFeatureError) as info:
+        filter_options(Options(temperature=0.5, stop=["x"]), get_profile("xai"), "grok-3-mini")
+    assert info.value.where == "options.stop"
+    kept, warnings = filter_options(
+        Options(temperature=0.5, stop=["x"], drop_unsupported=True), get_profile("xai"), "grok-3-mini"
+    )
     assert kept.temperature == 0.5
     assert kept.stop is None
     assert warnings == ["stop removed: xai model 'grok-3-mini' does not accept it"]
+
+
+def test_the_responses_api_has_no_stop() -> None:
+    for provider in ("openai_responses", "azure_responses", "xai_responses", "openrouter_responses"):
+        assert rejected_options(Options(stop=["x"]), get_profile(provider), None) == ["stop"], provider
 
 
 def test_a_required_max_tokens_is_clamped_even_when_not_requested() -> None:

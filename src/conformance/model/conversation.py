@@ -36,6 +36,10 @@ class Options(BaseModel):
     tool_choice: str | dict[str, Any] | None = None
     thinking_budget: int | None = None
     """Ask for reasoning with this token budget (providers that take a budget)."""
+    drop_unsupported: bool = False
+    """Send the request without the sampling options the model rejects (`temperature`, `top_p`,
+    `stop`), each removal reported as a warning, instead of refusing it with an
+    `UnsupportedFeatureError`. Never sent to the provider; streaming and tools are refused either way."""
 
 
 class Conversation(BaseModel):

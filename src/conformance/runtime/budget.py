@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from conformance.capabilities import ProviderProfile
-from conformance.exceptions import ContextBudgetError
+from conformance.exceptions import ContextBudgetError, UnsupportedFeatureError
 from conformance.model import Message, Options, ToolSpec, dump
 
 CHARS_PER_TOKEN = 4
@@ -68,18 +68,35 @@ def max_tokens_field(profile: ProviderProfile, model: str | None) -> str:
     return profile.max_tokens_field
 
 
-def filter_options(options: Options, profile: ProviderProfile, model: str | None) -> tuple[Options, list[str]]:
-    """Remove the options the model rejects (``accepts_temperature``, ``accepts_stop``), with warnings."""
+def rejected_options(options: Options, profile: ProviderProfile, model: str | None) -> list[str]:
+    """The options set in `options` that the model rejects: ``temperature`` and ``top_p`` where it
+    is ``accepts_temperature: False``, ``stop`` where it is ``accepts_stop: False``."""
     info = profile.model_info(model)
-    name = model or profile.default_model
-    drop: dict[str, bool] = {
+    rejects = {
         "temperature": not info.accepts_temperature,
+        "top_p": not info.accepts_temperature,
         "stop": not info.accepts_stop,
     }
-    update: dict[str, Any] = {}
-    warnings: list[str] = []
-    for field_name, rejected in drop.items():
-        if rejected and getattr(options, field_name) is not None:
-            update[field_name] = None
-            warnings.append(f"{field_name} removed: {profile.name} model {name!r} does not accept it")
-    return options.model_copy(update=update), warnings
+    return [name for name, rejected in rejects.items() if rejected and getattr(options, name) not in (None, [])]
+
+
+def check_options(options: Options, profile: ProviderProfile, model: str | None) -> None:
+    """Raise `UnsupportedFeatureError` (``where="options.<field>"``) for the first option set that
+    the model rejects, unless the caller opted into ``drop_unsupported``."""
+    rejected = rejected_options(options, profile, model)
+    if rejected and not options.drop_unsupported:
+        name = model or profile.default_model
+        raise UnsupportedFeatureError(
+            f"{profile.name} model {name!r} does not accept {rejected[0]} (drop_unsupported: true sends it without)",
+            where=f"options.{rejected[0]}",
+        )
+
+
+def filter_options(options: Options, profile: ProviderProfile, model: str | None) -> tuple[Options, list[str]]:
+    """The options as sent, and a warning per option removed: an option the model rejects is an
+    `UnsupportedFeatureError` (`check_options`), removed only with ``options.drop_unsupported``."""
+    check_options(options, profile, model)
+    name = model or profile.default_model
+    rejected = rejected_options(options, profile, model)
+    warnings = [f"{field} removed: {profile.name} model {name!r} does not accept it" for field in rejected]
+    return options.model_copy(update=dict.fromkeys(rejected)), warnings

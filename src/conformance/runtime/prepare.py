@@ -1,8 +1,9 @@
 """What the reference runtime does to a conversation before a codec encodes it.
 
-features the model lacks refused (`context.compat`) → repair (transcript rules for the target) →
+features and options the model lacks refused (`context.compat`) → repair (transcript rules for the target) →
 system prompt folded for models without a system role → tool schemas sanitized for the profile → max tokens
-clamped to what the model and its context window allow → options the model rejects removed.
+clamped to what the model and its context window allow → options the model rejects removed, where the
+request opted into it (`Options.drop_unsupported`).
 Every change is reported (`actions`, `warnings`); the sanitized schemas are kept so the defaults
 they lost can be applied client-side to the tool calls that come back.
 """

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.exceptions import InputError
+from conformance.exceptions import InputError, UnsupportedFeatureError
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.validate import validate
 
@@ -114,7 +114,10 @@ def test_thinking_from_elsewhere_is_not_sent_and_min_tokens_hold() -> None:
         },
         {"role": "user", "content": [{"type": "text", "text": "Look"}, {"type": "image", "url": "https://x/y.png"}]},
     ]
-    body = encode({"model": "gpt-4.1-mini", "messages": foreign, "options": {"max_tokens": 4, "stop": ["END"]}})
+    options = {"max_tokens": 4, "stop": ["END"]}
+    with pytest.raises(UnsupportedFeatureError, match="does not accept stop"):  # the Responses API has no stop
+        encode({"model": "gpt-4.1-mini", "messages": foreign, "options": options})
+    body = encode({"model": "gpt-4.1-mini", "messages": foreign, "options": {**options, "drop_unsupported": True}})
     assert body["input"][1] == {
         "type": "message",
         "role": "assistant",

@@ -57,7 +57,10 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
                 continue
-            conv = parse_conversation(scenario.conversation(source))
+            # the history is handed off, not the source's sampling options: those the target's
+            # model rejects are left out (`drop_unsupported`) rather than refused
+            asked = scenario.conversation(source)
+            conv = parse_conversation({**asked, "options": {**asked.get("options", {}), "drop_unsupported": True}})
             for it in load_cassette(path).interactions:
                 outcome = ctx.runtime.decode(
                     source,

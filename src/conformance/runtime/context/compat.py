@@ -5,11 +5,13 @@
   the first user message when the history does not start with one;
 - `streaming: False`: a request that asks for a stream is an `UnsupportedFeatureError`;
 - `tool_use: False`: a request with tools or a tool choice is an `UnsupportedFeatureError` (models
-  with prompt-based tools are `native_tools: False` instead).
+  with prompt-based tools are `native_tools: False` instead);
+- `accepts_temperature: False` / `accepts_stop: False`: a request with `temperature` or `top_p` /
+  `stop` is an `UnsupportedFeatureError` naming `options.<field>`, unless it sets
+  `options.drop_unsupported`: then `runtime.budget.filter_options` removes them with a warning.
 
 The o-series rules live in the same table: `system_role: developer`, `accepts_temperature: False`
-(temperature removed with a warning, as `runtime.budget.filter_options` does for every rejected
-sampling option), and `reasoning_max_tokens_field` (`max_completion_tokens`).
+and `accepts_stop: False`, and `reasoning_max_tokens_field` (`max_completion_tokens`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from conformance.capabilities import ProviderProfile
 from conformance.exceptions import UnsupportedFeatureError
 from conformance.model import Conversation, Message, SystemMessage, TextBlock, UserMessage
+from conformance.runtime.budget import check_options
 
 
 def check_features(conv: Conversation, profile: ProviderProfile) -> None:
@@ -27,6 +30,7 @@ def check_features(conv: Conversation, profile: ProviderProfile) -> None:
         raise UnsupportedFeatureError(f"{profile.name} model {model!r} does not stream", where="options.stream")
     if not info.tool_use and (conv.tools or conv.options.tool_choice is not None):
         raise UnsupportedFeatureError(f"{profile.name} model {model!r} takes no tools", where="tools")
+    check_options(conv.options, profile, model)
 
 
 def fold_system(messages: list[Message], profile: ProviderProfile, model: str) -> tuple[list[Message], int]:
