@@ -259,6 +259,15 @@ _GEMINI_MODELS: dict[str, ModelInfo] = {
     "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
 }
 
+_PERPLEXITY_MODELS: dict[str, ModelInfo] = {
+    "sonar": ModelInfo(context_window=128_000, max_output=8_000),
+    "sonar-pro": ModelInfo(context_window=200_000, max_output=8_000),
+    "sonar-reasoning": ModelInfo(context_window=128_000, max_output=8_000),
+    "sonar-deep-research": ModelInfo(context_window=128_000, max_output=8_000),
+}
+"""Perplexity's Sonar models (model cards: sonar-pro 200k with 8k of output, the others 128k; no
+other output limit is documented, so 8k is assumed). `sonar-reasoning` covers `sonar-reasoning-pro`."""
+
 _PROFILES: dict[str, ProviderProfile] = {}
 
 
@@ -537,6 +546,18 @@ for _p in (
         reasoning_fields=("reasoning_content", "reasoning"),
         think_tags=True,
         send_reasoning_back=False,
+    ),
+    ProviderProfile(  # Perplexity's Sonar API: Chat Completions with web search and citations
+        name="perplexity",
+        dialect="openai_chat",
+        base_url="https://api.perplexity.ai",  # docs.perplexity.ai/guides/chat-completions-guide
+        auth_style="bearer",
+        key_env=("PERPLEXITY_API_KEY",),
+        key_shapes=(KeyShape(label="Perplexity API key", prefix="pplx-", alphabet="A-Za-z0-9"),),
+        default_model="sonar-pro",  # the model of Perplexity's OpenAI-compatibility examples
+        think_tags=True,  # sonar-reasoning-pro writes a <think> section first (docs.perplexity.ai/faq/faq)
+        models=_PERPLEXITY_MODELS,
+        fallback_model=ModelInfo(context_window=128_000, max_output=8_000),
     ),
     ProviderProfile(
         name="openai-compatible",
