@@ -102,8 +102,18 @@ def completion(body: bytes) -> bytes:
     return orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n"
 
 
+KNOWN_ERRORS: dict[str, tuple[str, str | None]] = {
+    "invalid_api_key": ("invalid_api_key", "Invalid API key provided. Ensure your API key is correct and active."),
+    "context_length_exceeded": ("too_many_prompt_tokens", "The total length of all messages is too long."),
+    "decimal_above_max_value": ("invalid_parameter", None),
+}
+"""Source error code → Perplexity's `type` and message where its wording is known (a 401 for a bad key;
+a 400 when the messages are too long; `invalid_parameter` for a value out of range); other errors
+keep the source's message and code."""
+
+
 def error(status: int, body: bytes) -> bytes:
-    """An HTTP error in Perplexity's envelope: the source's message, its code (or type) as `type`."""
+    """An HTTP error in Perplexity's envelope."""
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -112,7 +122,11 @@ def error(status: int, body: bytes) -> bytes:
     if not isinstance(err, dict):
         return body
     kind = err.get("code") if isinstance(err.get("code"), str) else err.get("type")
-    envelope = {"message": err.get("message") or "", "type": kind or "server_error", "code": status}
+    message = err.get("message") or ""
+    if kind in KNOWN_ERRORS:
+        kind, known = KNOWN_ERRORS[kind]
+        message = known or message
+    envelope = {"message": message, "type": kind or "server_error", "code": status}
     return orjson.dumps({"error": envelope}) + b"\n"
 
 
