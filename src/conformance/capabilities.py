@@ -129,6 +129,9 @@ class ProviderProfile(BaseModel):
     """Extract `<think>…</think>` from content into a thinking block."""
     output_excludes_reasoning: bool = False
     """`completion_tokens` does not count reasoning tokens (xAI): add them."""
+    sources_fields: tuple[str, ...] = ()
+    """Top-level response fields listing the web sources of the answer, first present wins: objects
+    with `url` and `title`, or URL strings (Perplexity: `search_results`, `citations`)."""
 
     # history rules
     send_reasoning_back: bool = True
@@ -556,6 +559,7 @@ for _p in (
         key_shapes=(KeyShape(label="Perplexity API key", prefix="pplx-", alphabet="A-Za-z0-9"),),
         default_model="sonar-pro",  # the model of Perplexity's OpenAI-compatibility examples
         think_tags=True,  # sonar-reasoning-pro writes a <think> section first (docs.perplexity.ai/faq/faq)
+        sources_fields=("search_results", "citations"),  # docs.perplexity.ai/api-reference/chat-completions-post
         models=_PERPLEXITY_MODELS,
         fallback_model=ModelInfo(context_window=128_000, max_output=8_000),
     ),

@@ -13,6 +13,7 @@ from conformance.model import (
     DoneEvent,
     ErrorEvent,
     ProviderError,
+    Source,
     StartEvent,
     TextBlock,
     TextDeltaEvent,
@@ -62,6 +63,7 @@ def test_perplexity_stream_ends_with_its_done_chunk() -> None:
     assert out.message.content == [ThinkingBlock(thinking="Count."), TextBlock(text="1 2 3")]
     assert (out.message.stop_reason, out.message.raw_stop_reason) == ("stop", "stop")
     assert out.message.usage == Usage(input_tokens=8, output_tokens=9)
+    assert out.message.sources == [Source(url="https://example.org/a", title="A")]
 
 
 def test_perplexity_stream_cut_before_its_done_chunk_is_interrupted() -> None:
