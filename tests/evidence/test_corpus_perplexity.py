@@ -50,3 +50,13 @@ def test_errors_are_read_by_their_type() -> None:
         kind = KINDS[orjson.loads(it.body)["error"]["type"]]
         outcome = it.decode()
         assert outcome.error is not None and outcome.error.kind == kind, it.where
+
+
+def test_sources_are_the_search_results_in_order() -> None:
+    for it in (it for it in _perplexity() if it.status < 400):
+        lines = [line[6:] for line in it.body.split(b"\n") if line.startswith(b"data: {")]
+        last = orjson.loads(lines[-1] if lines else it.body)
+        message = it.decode().message
+        assert message is not None and message.sources is not None, it.where
+        assert [s.url for s in message.sources] == [r["url"] for r in last["search_results"]], it.where
+        assert [s.url for s in message.sources] == last["citations"], it.where
