@@ -65,6 +65,9 @@ from conformance.replay.cassette import (
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import load_scenarios
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import perplexity_framing  # beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 MODELS: dict[str, str] = {
@@ -77,6 +80,7 @@ MODELS: dict[str, str] = {
     "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
     "cerebras": "llama-3.3-70b",
     "huggingface": "meta-llama/Llama-3.1-8B-Instruct",
+    "perplexity": "sonar-pro",
 }
 """The model a target's answers name (the request's model is the profile default)."""
 
@@ -98,12 +102,18 @@ FRAMING: dict[str, dict[str, list[str]]] = {
     "together": {"x-together-request-id": ["{short}"], "server": ["cloudflare"]},
     "cerebras": {"cerebras-request-id": ["{uuid}"]},
     "huggingface": {"x-inference-provider": ["together"], "x-robots-tag": ["none"]},
+    "perplexity": {"server": ["cloudflare"], "cf-cache-status": ["DYNAMIC"], "x-ppl-region": ["us-east-1"]},
 }
 """Response headers of each target besides content-type and the request id."""
 
 TITLES: dict[str, str] = {"gemini": "the Gemini API", "openai": "OpenAI"}
 
-NAMES: dict[str, str] = {"together": "Together AI", "cerebras": "Cerebras", "huggingface": "Hugging Face"}
+NAMES: dict[str, str] = {
+    "together": "Together AI",
+    "cerebras": "Cerebras",
+    "huggingface": "Hugging Face",
+    "perplexity": "Perplexity",
+}
 """How a `compat` clone names the target in the provider facts it restates."""
 """How a `clone` names the source whose provider fact it restates."""
 
@@ -161,8 +171,18 @@ REFRAMERS: dict[str, Any] = {
     "together": _plain_server,
     "cerebras": _plain_server,
     "huggingface": _plain_server,
+    "perplexity": perplexity_framing.reframe,
 }
 """Per target: how its framing differs from the source's bytes (`reframe`, `clone`)."""
+
+ERROR_REFRAMERS: dict[str, Any] = {"perplexity": perplexity_framing.error}
+"""Per target: its HTTP error envelope, from the status and the source's error body."""
+
+NO_REQUEST_ID = frozenset({"perplexity"})
+"""Targets whose answers carry no request-id header."""
+
+NO_RATE_LIMIT_HEADERS = frozenset({"perplexity"})
+"""Targets that document no `x-ratelimit-*` headers (only `retry-after` is kept from the source)."""
 
 REQUEST_ID: dict[str, str] = {
     "openai_responses": "x-request-id",
@@ -533,9 +553,10 @@ def _headers(target: str, ids: Ids, source: dict[str, list[str]], content_type: 
     out: dict[str, list[str]] = {"content-type": [content_type], "date": ["Mon, 23 Nov 2026 12:00:00 GMT"]}
     for name, values in FRAMING.get(target, {}).items():
         out[name] = [v.replace("{uuid}", uuid).replace("{short}", uuid[:20]) for v in values]
-    out[REQUEST_ID.get(target, "x-request-id")] = [f"req_{_hex(*ids.seed, 'req', n=32)}"]
+    if target not in NO_REQUEST_ID:
+        out[REQUEST_ID.get(target, "x-request-id")] = [f"req_{_hex(*ids.seed, 'req', n=32)}"]
     for name, values in source.items():
-        if name.lower() in KEPT_HEADERS:
+        if name.lower() in KEPT_HEADERS and not (target in NO_RATE_LIMIT_HEADERS and name.lower() != "retry-after"):
             out[name] = values
     return out
 
@@ -649,7 +670,10 @@ def author(
             source_model = str(cassette.meta.get("model") or "")
             if source_model and model:
                 body = body.replace(source_model.encode(), model.encode())
-            body = REFRAMERS.get(target, lambda b, stream: b)(body, stream)
+            if status >= 400 and target in ERROR_REFRAMERS:
+                body = ERROR_REFRAMERS[target](status, body)
+            else:
+                body = REFRAMERS.get(target, lambda b, stream: b)(body, stream)
         interactions.append(
             Interaction(
                 request=RecordedRequest(

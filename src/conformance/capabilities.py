@@ -131,6 +131,9 @@ class ProviderProfile(BaseModel):
     """Extract `<think>…</think>` from content into a thinking block."""
     output_excludes_reasoning: bool = False
     """`completion_tokens` does not count reasoning tokens (xAI): add them."""
+    sources_fields: tuple[str, ...] = ()
+    """Top-level response fields listing the web sources of the answer, first present wins: objects
+    with `url` and `title`, or URL strings (Perplexity: `search_results`, `citations`)."""
 
     # history rules
     send_reasoning_back: bool = True
@@ -267,6 +270,15 @@ _GEMINI_MODELS: dict[str, ModelInfo] = {
     "gemini-2.0": ModelInfo(context_window=1_048_576, max_output=8_192),
     "gemma-3": ModelInfo(context_window=131_072, max_output=8_192, system_message=False),
 }
+
+_PERPLEXITY_MODELS: dict[str, ModelInfo] = {
+    "sonar": ModelInfo(context_window=128_000, max_output=8_000),
+    "sonar-pro": ModelInfo(context_window=200_000, max_output=8_000),
+    "sonar-reasoning": ModelInfo(context_window=128_000, max_output=8_000),
+    "sonar-deep-research": ModelInfo(context_window=128_000, max_output=8_000),
+}
+"""Perplexity's Sonar models (model cards: sonar-pro 200k with 8k of output, the others 128k; no
+other output limit is documented, so 8k is assumed). `sonar-reasoning` covers `sonar-reasoning-pro`."""
 
 _PROFILES: dict[str, ProviderProfile] = {}
 
@@ -548,6 +560,19 @@ for _p in (
         reasoning_fields=("reasoning_content", "reasoning"),
         think_tags=True,
         send_reasoning_back=False,
+    ),
+    ProviderProfile(  # Perplexity's Sonar API: Chat Completions with web search and citations
+        name="perplexity",
+        dialect="openai_chat",
+        base_url="https://api.perplexity.ai",  # docs.perplexity.ai/guides/chat-completions-guide
+        auth_style="bearer",
+        key_env=("PERPLEXITY_API_KEY",),
+        key_shapes=(KeyShape(label="Perplexity API key", prefix="pplx-", alphabet="A-Za-z0-9"),),
+        default_model="sonar-pro",  # the model of Perplexity's OpenAI-compatibility examples
+        think_tags=True,  # sonar-reasoning-pro writes a <think> section first (docs.perplexity.ai/faq/faq)
+        sources_fields=("search_results", "citations"),  # docs.perplexity.ai/api-reference/chat-completions-post
+        models=_PERPLEXITY_MODELS,
+        fallback_model=ModelInfo(context_window=128_000, max_output=8_000),
     ),
     ProviderProfile(
         name="openai-compatible",

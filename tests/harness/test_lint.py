@@ -22,6 +22,7 @@ SECRETS = {
     "xai-" + "AbCdEfGhIjKlMnOpQrStUvWxYz012345": "xAI API key",
     "gsk_" + "AbCdEfGhIjKlMnOpQrStUvWxYz012345": "Groq API key",
     "fw_" + "AbCdEfGhIjKlMnOpQrStUvWxYz012345": "Fireworks API key",
+    "pplx-" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789aBcDeFgHiJkL": "Perplexity API key",
 }
 
 

@@ -67,3 +67,38 @@ def test_gemini_bytes_kept_and_unknown_sources_left_alone(author: ModuleType) ->
     assert author.translate_request(raw, "gemini", "vertex", None) == raw
     assert author.translate_request(raw, "anthropic", "openai", None) is None
     assert author.translate_request(None, "openai", "azure", None) is None
+
+
+def test_perplexity_framing_of_a_stream(author: ModuleType) -> None:
+    framing = author.perplexity_framing
+    usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    source = b"".join(
+        b"data: " + orjson.dumps(c) + b"\n\n"
+        for c in (
+            {"id": "chatcmpl-1", "model": "sonar-pro", "choices": [{"index": 0, "delta": {"content": "Hel"}}]},
+            {"id": "chatcmpl-1", "model": "sonar-pro", "choices": [{"index": 0, "delta": {"content": "lo"}}]},
+            {"id": "chatcmpl-1", "model": "sonar-pro", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            {"id": "chatcmpl-1", "model": "sonar-pro", "choices": [], "usage": usage},
+        )
+    )
+    out = framing.stream(source + b"data: [DONE]\n\n")
+    frames = [orjson.loads(f[6:]) for f in out.split(b"\n\n") if f]
+    # no usage-only chunk and no [DONE]: the finish chunk is the last one, chat.completion.done
+    assert [f["object"] for f in frames] == ["chat.completion.chunk", "chat.completion.chunk", "chat.completion.done"]
+    assert [f["choices"][0]["message"]["content"] for f in frames] == ["Hel", "Hello", "Hello"]
+    assert [f["usage"]["completion_tokens"] for f in frames] == [1, 2, 3]
+    assert "request_cost" in frames[-1]["usage"]["cost"] and "request_cost" not in frames[0]["usage"]["cost"]
+    assert len({f["id"] for f in frames}) == 1 and not frames[0]["id"].startswith("chatcmpl")
+
+
+def test_perplexity_error_envelope(author: ModuleType) -> None:
+    framing = author.perplexity_framing
+    body = orjson.dumps(
+        {"error": {"message": "long", "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    )
+    envelope = orjson.loads(framing.error(400, body))["error"]
+    assert envelope == {
+        "message": "The total length of all messages is too long.",
+        "type": "too_many_prompt_tokens",
+        "code": 400,
+    }

@@ -19,6 +19,7 @@ from conformance.model import (
     AssistantMessage,
     ProviderError,
     RedactedThinkingBlock,
+    Source,
     StopReason,
     StreamEvent,
     TextBlock,
@@ -68,6 +69,7 @@ class MessageBuilder:
         self.provider = provider
         self.model = model
         self.usage: Usage | None = None
+        self.sources: list[Source] | None = None
         self.stop_reason: StopReason | None = None
         self.raw_stop_reason: str | None = None
         self.error: ProviderError | None = None
@@ -234,4 +236,5 @@ class MessageBuilder:
             provider=self.provider,
             model=self.model,
             error=self.error,
+            sources=self.sources,
         )

@@ -46,6 +46,15 @@ class UserMessage(_Message):
     content: list[UserBlock]
 
 
+class Source(BaseModel):
+    """A web source the answer draws on; `[n]` markers in the text count from 1 in `sources`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    title: str | None = None
+
+
 class AssistantMessage(_Message):
     """A model turn as decoded: content blocks, stop reason, usage, and `error` when it failed."""
 
@@ -57,6 +66,8 @@ class AssistantMessage(_Message):
     provider: str | None = None
     model: str | None = None
     error: ProviderError | None = None
+    sources: list[Source] | None = None
+    """The web sources a searching provider lists with its answer (Perplexity), in its order."""
 
 
 class ToolResultMessage(_Message):

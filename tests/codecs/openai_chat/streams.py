@@ -218,6 +218,55 @@ STREAMS: dict[str, bytes] = {
     ),
 }
 
+
+def pplx(text: str, delta: str, n: int, *, done: bool = False) -> dict[str, Any]:
+    """A Perplexity chunk (stream_mode full): the message so far beside the delta, the usage so far,
+    citations and search results; the last one is `chat.completion.done` with the finish reason."""
+    cost = {"input_tokens_cost": 0, "output_tokens_cost": 0, "total_cost": 0}
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "delta": {"role": "assistant", "content": delta},
+    }
+    if done:
+        choice["finish_reason"] = "stop"
+        cost = {
+            "input_tokens_cost": 0.00001,
+            "output_tokens_cost": 0.00002,
+            "request_cost": 0.005,
+            "total_cost": 0.00503,
+        }
+    return {
+        "id": "aced166e-c42e-42ea-941e-24477b147dac",
+        "model": "sonar-reasoning-pro",
+        "created": 1795400000,
+        "usage": {
+            "prompt_tokens": 8,
+            "completion_tokens": n,
+            "total_tokens": 8 + n,
+            "search_context_size": "low",
+            "cost": cost,
+        },
+        "citations": ["https://example.org/a"],
+        "search_results": [{"title": "A", "url": "https://example.org/a", "date": None, "source": "web"}],
+        "object": "chat.completion.done" if done else "chat.completion.chunk",
+        "choices": [choice],
+    }
+
+
+STREAMS["perplexity_done_chunk"] = sse(
+    pplx("<think>Count.", "<think>Count.", 1),
+    pplx("<think>Count.</think>1 2", "</think>1 2", 2),
+    pplx("<think>Count.</think>1 2 3", " 3", 3),
+    pplx("<think>Count.</think>1 2 3", "", 9, done=True),
+    done=False,
+)
+"""Perplexity: no `[DONE]`; the stream ends after the `chat.completion.done` chunk."""
+STREAMS["perplexity_cut_before_done"] = STREAMS["perplexity_done_chunk"][
+    : STREAMS["perplexity_done_chunk"].rindex(b"data: ")
+]
+"""The connection drops after a whole chunk but before the `chat.completion.done` one."""
+
 _UNFINISHED = STREAMS["no_finish_reason"]
 STREAMS["cut_inside_last_frame"] = _UNFINISHED[: _UNFINISHED.rindex(b"first") + 2]
 """The connection drops inside the last frame (no blank line after it)."""

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.model import AssistantMessage, RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from conformance.model import (
+    AssistantMessage,
+    RedactedThinkingBlock,
+    Source,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
 from tests.codecs.openai_chat.helpers import decode_json
 
 
@@ -183,3 +191,57 @@ def test_bodies_without_a_usable_choice_are_not_a_crash() -> None:
     empty = decode_json({"id": "x", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0}})
     assert empty.message is not None and empty.message.content == []
     assert decode_json([1, 2]).error is not None
+
+
+PPLX_COMPLETION: dict[str, Any] = {
+    "id": "7d1e7669-9516-4843-ad57-02bced25549f",
+    "model": "sonar-pro",
+    "created": 1795400000,
+    "usage": {
+        "prompt_tokens": 8,
+        "completion_tokens": 15,
+        "total_tokens": 23,
+        "search_context_size": "low",
+        "cost": {
+            "input_tokens_cost": 0.00002,
+            "output_tokens_cost": 0.00023,
+            "request_cost": 0.006,
+            "total_cost": 0.00625,
+        },
+    },
+    "citations": ["https://example.org/paris", "https://example.org/france"],
+    "search_results": [
+        {"title": "Paris", "url": "https://example.org/paris", "date": None, "source": "web"},
+        {"title": "", "url": "https://example.org/france", "source": "web"},
+        {"title": "no url"},
+    ],
+    "object": "chat.completion",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "The capital of France is Paris.[1][2]"},
+            "delta": {"role": "assistant", "content": ""},
+            "finish_reason": "stop",
+        }
+    ],
+}
+
+
+def test_perplexity_search_results_are_the_sources() -> None:
+    msg = decoded(PPLX_COMPLETION, "perplexity")
+    assert msg.content == [TextBlock(text="The capital of France is Paris.[1][2]")]
+    assert msg.sources == [
+        Source(url="https://example.org/paris", title="Paris"),
+        Source(url="https://example.org/france"),
+    ]
+    assert msg.usage == Usage(input_tokens=8, output_tokens=15)
+
+
+def test_perplexity_citations_alone_are_urls() -> None:
+    body = {k: v for k, v in PPLX_COMPLETION.items() if k != "search_results"}
+    msg = decoded(body, "perplexity")
+    assert msg.sources == [Source(url="https://example.org/paris"), Source(url="https://example.org/france")]
+
+
+def test_sources_only_where_the_profile_reads_them() -> None:
+    assert decoded(PPLX_COMPLETION, "openai").sources is None

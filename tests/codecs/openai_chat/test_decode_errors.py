@@ -266,6 +266,34 @@ def test_xai_reports_a_bad_key_as_400() -> None:
             "not_found",
             "invalid_model",
         ),
+        # Perplexity {error: {message, type, code: <HTTP status>}}: messages too long, a bad key, an unknown model
+        (
+            400,
+            {
+                "error": {
+                    "message": "The total length of all messages is too long.",
+                    "type": "too_many_prompt_tokens",
+                    "code": 400,
+                }
+            },
+            "perplexity",
+            "context_overflow",
+            "too_many_prompt_tokens",
+        ),
+        (
+            401,
+            {"error": {"message": "Invalid API key provided.", "type": "invalid_api_key", "code": 401}},
+            "perplexity",
+            "auth",
+            "invalid_api_key",
+        ),
+        (
+            400,
+            {"error": {"message": "Invalid model 'x'.", "type": "invalid_model", "code": 400}},
+            "perplexity",
+            "not_found",
+            "invalid_model",
+        ),
         # xAI {code, error}; Fireworks {error: {object}} and a string
         (
             429,

@@ -13,6 +13,7 @@ from conformance.model import (
     DoneEvent,
     ErrorEvent,
     ProviderError,
+    Source,
     StartEvent,
     TextBlock,
     TextDeltaEvent,
@@ -52,6 +53,24 @@ def test_text_with_multibyte_characters_and_usage_after_the_finish_chunk() -> No
         input_tokens=40, output_tokens=12, cache_read_tokens=32, cache_write_tokens=4, reasoning_tokens=5
     )
     assert (out.message.provider, out.message.model) == ("openai", "m-1")
+
+
+def test_perplexity_stream_ends_with_its_done_chunk() -> None:
+    """The message so far repeated in `choices[].message` is not read again, the usage so far in
+    every chunk is replaced (not summed) by the done chunk's, and `<think>` becomes thinking."""
+    out = every_split(STREAMS["perplexity_done_chunk"], "perplexity")
+    assert out.message is not None and out.error is None
+    assert out.message.content == [ThinkingBlock(thinking="Count."), TextBlock(text="1 2 3")]
+    assert (out.message.stop_reason, out.message.raw_stop_reason) == ("stop", "stop")
+    assert out.message.usage == Usage(input_tokens=8, output_tokens=9)
+    assert out.message.sources == [Source(url="https://example.org/a", title="A")]
+
+
+def test_perplexity_stream_cut_before_its_done_chunk_is_interrupted() -> None:
+    error, part = partial("perplexity_cut_before_done", "perplexity")
+    assert error.kind == "stream_interrupted"
+    assert part.content == [ThinkingBlock(thinking="Count."), TextBlock(text="1 2 3")]
+    assert part.stop_reason is None
 
 
 def test_a_later_null_usage_never_erases_it() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_chat.think_tags import Kind, ThinkTagSplitter
-from conformance.model import Usage
+from conformance.model import Source, Usage
 
 
 class ChoiceState:
@@ -249,3 +249,23 @@ def usage_of(data: Any, profile: ProviderProfile) -> Usage | None:
         cache_write_tokens=num(prompt, "cache_write_tokens"),
         reasoning_tokens=reasoning,
     )
+
+
+def sources_of(data: Any, profile: ProviderProfile) -> list[Source] | None:
+    """The web sources a response lists in the profile's `sources_fields` (first present wins):
+    objects with a string `url` (and `title`), or URL strings; None when no such field is there."""
+    if not isinstance(data, dict):
+        return None
+    for name in profile.sources_fields:
+        items = data.get(name)
+        if not isinstance(items, list):
+            continue
+        out: list[Source] = []
+        for item in items:
+            if isinstance(item, str) and item:
+                out.append(Source(url=item))
+            elif isinstance(item, dict) and isinstance(item.get("url"), str) and item["url"]:
+                title = item.get("title")
+                out.append(Source(url=item["url"], title=title if isinstance(title, str) and title else None))
+        return out
+    return None

@@ -6,7 +6,7 @@ from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
+from conformance.codecs.openai_chat.content import ChoiceState, first_choice, sources_of, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.model import AssistantMessage
 
@@ -23,6 +23,7 @@ def decode(data: Any, profile: ProviderProfile) -> AssistantMessage:
         state.apply(choice["message"], whole=True)
         state.flush()
     builder.usage = usage_of(data, profile)
+    builder.sources = sources_of(data, profile)
     if choice is not None and isinstance(choice.get("finish_reason"), str):
         set_finish(state, choice["finish_reason"])
     error = body_error(data, choice)

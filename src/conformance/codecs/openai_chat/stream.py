@@ -2,8 +2,10 @@
 
 Frames come from the shared SSE decoder (comments such as `: OPENROUTER PROCESSING` and
 `: keep-alive` are skipped there). `data: [DONE]` is optional; the stream is complete once choice 0
-has a `finish_reason`. Usage is taken from whichever chunk carries it (the last one with
-`include_usage`, OpenRouter, Groq's `x_groq`) and a later `"usage": null` never erases it.
+has a `finish_reason` (Perplexity sends no `[DONE]`: its last chunk, `chat.completion.done`, has the
+finish reason). Usage is taken from whichever chunk carries it (the last one with `include_usage`,
+OpenRouter, Groq's `x_groq`, every chunk of Perplexity's) and a later `"usage": null` never erases
+it. Web sources (the profile's `sources_fields`) are taken from the last chunk that lists them.
 Errors inside the 200 stream — a chunk with a top-level `error` (OpenAI, OpenRouter with
 `finish_reason: "error"`), an `event: error` frame (Groq), or a frame that is not JSON — end the
 message with the typed error and the partial kept. A stream that stops before a `finish_reason`
@@ -24,7 +26,7 @@ import orjson
 from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_chat.content import ChoiceState, first_choice, usage_of
+from conformance.codecs.openai_chat.content import ChoiceState, first_choice, sources_of, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.codecs.sse_stream import SSEStream
 from conformance.model import DoneEvent, ErrorEvent, StartEvent
@@ -100,6 +102,10 @@ class OpenAIChatStream(SSEStream):
         usage = usage_of(data, self._profile) if data.get("usage") is not None or "x_groq" in data else None
         if usage is not None:
             self._builder.usage = usage
+        if self._profile.sources_fields:  # repeated on every chunk (Perplexity): the last list wins
+            sources = sources_of(data, self._profile)
+            if sources is not None:
+                self._builder.sources = sources
         if choice is not None:
             self._choice(choice)
         error = body_error(data, choice) if "error" in data or (choice is not None and "error" in choice) else None

@@ -32,6 +32,7 @@ else `stop` (the response did finish); `raw_stop_reason` keeps the wire value ei
 ERROR_CODES: dict[str, ErrorKind] = {
     "context_length_exceeded": "context_overflow",
     "string_above_max_length": "context_overflow",
+    "too_many_prompt_tokens": "context_overflow",  # Perplexity: "The total length of all messages is too long."
     "invalid_api_key": "auth",
     "authentication_error": "auth",
     "invalid_request_error": "invalid_request",
