@@ -98,3 +98,12 @@ def test_matrix_cells_and_provenance(tmp_path: Path) -> None:
 def test_chunked_replay(tmp_path: Path, chunk: int) -> None:
     root = make_project(tmp_path, scenario=SCENARIO + f"chunk_size: {chunk}\n")
     assert run(root).verdict == "pass"  # type: ignore[attr-defined]
+
+
+def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    root = make_project(tmp_path)
+    run_all(load_scenarios(root / "scenarios"), ["anthropic"], HarnessContext(root=root, runtime=ReferenceRuntime()))
+    assert gc.get_threshold() == before
