@@ -7,15 +7,17 @@ with the `tool_result` blocks first, and consecutive assistant messages merge in
 Empty text blocks are not sent (the API rejects them), nor is a turn left empty. Thinking is sent
 back verbatim with its signature; a thinking block without a signature (made by another
 provider) cannot be verified by the API and is not sent. Text signatures (a Gemini concept) are
-not sent.
+not sent. A server-tool block of this dialect (`server_tool_use`, `web_search_tool_result`, …) goes
+back unchanged; one of another dialect is not sent (repair drops it).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.anthropic.vocabulary import PASSTHROUGH_OPTIONS, TOOL_CHOICES
+from conformance.codecs.anthropic.vocabulary import DIALECT, PASSTHROUGH_OPTIONS, TOOL_CHOICES
 from conformance.codecs.base import WireRequest
 from conformance.exceptions import InputError
 from conformance.model import (
@@ -24,6 +26,7 @@ from conformance.model import (
     ImageBlock,
     Options,
     RedactedThinkingBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -200,6 +203,9 @@ def _assistant_blocks(message: AssistantMessage, where: str) -> list[WireBlock]:
                 out.append(_text(block))
         elif isinstance(block, ToolCallBlock):
             out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments})
+        elif isinstance(block, ServerToolBlock):
+            if block.dialect == DIALECT:  # another dialect's item cannot be replayed here: repair drops it
+                out.append(copy.deepcopy(block.data))
         else:
             raise InputError("an assistant turn cannot carry an image", where=f"{where}.content[{j}]")
     return out

@@ -6,6 +6,9 @@ from typing import Any
 
 from conformance.model import ErrorKind, StopReason
 
+DIALECT = "anthropic"
+"""The dialect's name, as `server_tool` blocks carry it."""
+
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",

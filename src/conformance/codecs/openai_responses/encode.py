@@ -7,7 +7,8 @@
   holds the item `id` and `encrypted_content`; the text goes back as one `summary_text`), text →
   an assistant `message` item with `output_text` (consecutive text blocks of one item — the same
   signature — are one item, whose `id` is the signature), tool call → a `function_call` item
-  (`call_id` = the call's id, `id` = its signature, `arguments` as a JSON string);
+  (`call_id` = the call's id, `id` = its signature, `arguments` as a JSON string), a server-tool
+  block of this dialect → its item, unchanged (one of another dialect is not sent: repair drops it);
 - a tool result is a `function_call_output` answering the `call_id`: a string, or `input_text` /
   `input_image` parts when it holds images; an error result's text is prefixed with `Error: `
   (the wire has no error flag);
@@ -28,6 +29,7 @@ Unknown options are passed through to the body unchanged.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import orjson
@@ -35,6 +37,7 @@ import orjson
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.base import WireRequest
 from conformance.codecs.openai_responses.items import parse_reasoning_signature
+from conformance.codecs.openai_responses.tables import DIALECT
 from conformance.codecs.tool_ids import tool_id_map
 from conformance.exceptions import InputError
 from conformance.model import (
@@ -42,6 +45,7 @@ from conformance.model import (
     Conversation,
     ImageBlock,
     Message,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -112,6 +116,8 @@ def _assistant(message: AssistantMessage, ids: dict[str, str]) -> list[dict[str,
             if block.signature:
                 call["id"] = block.signature
             items.append(call)
+        elif isinstance(block, ServerToolBlock) and block.dialect == DIALECT:
+            items.append(copy.deepcopy(block.data))
     return items
 
 
