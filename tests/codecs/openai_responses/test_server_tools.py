@@ -3,9 +3,13 @@ JSON body and from a stream the same way, kept in the order received, sent back 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import pytest
+
 from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
 from conformance.model import ServerToolBlock, TextBlock
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.validate import validate
@@ -190,3 +194,24 @@ def test_another_dialects_block_is_not_sent() -> None:
 def test_a_reasoning_item_may_lead_to_a_built_in_tool_item() -> None:
     body = {"model": "gpt-5-mini", "store": False, "input": [{"role": "user", "content": "q"}, REASONING, SEARCH]}
     assert validate(body, get_profile("openai_responses")) == []
+
+
+def test_server_tools_are_declared_after_the_function_tools() -> None:
+    conv = {
+        "messages": [{"role": "user", "content": "q"}],
+        "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}],
+        "options": {"server_tools": [{"type": "web_search", "search_context_size": "low"}]},
+    }
+    body = ReferenceRuntime().encode(conv, "openai_responses")
+    assert [t["type"] for t in body["tools"]] == ["function", "web_search"]
+    assert body["tools"][1] == {"type": "web_search", "search_context_size": "low"}
+    assert "server_tools" not in body
+
+
+@pytest.mark.parametrize(
+    ("value", "where"), [("web_search", "options.server_tools"), ([{"name": "x"}], "options.server_tools[0]")]
+)
+def test_a_malformed_server_tools_option_names_itself(value: Any, where: str) -> None:
+    conv = {"messages": [{"role": "user", "content": "q"}], "options": {"server_tools": value}}
+    with pytest.raises(InputError, match=re.escape(where)):
+        ReferenceRuntime().encode(conv, "openai_responses")

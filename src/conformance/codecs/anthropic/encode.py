@@ -8,7 +8,8 @@ Empty text blocks are not sent (the API rejects them), nor is a turn left empty.
 back verbatim with its signature; a thinking block without a signature (made by another
 provider) cannot be verified by the API and is not sent. Text signatures (a Gemini concept) are
 not sent. A server-tool block of this dialect (`server_tool_use`, `web_search_tool_result`, …) goes
-back unchanged; one of another dialect is not sent (repair drops it).
+back unchanged; one of another dialect is not sent (repair drops it). The option `server_tools`
+declares the API's own tools (`web_search_20250305`, …), sent after the function tools.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.anthropic.vocabulary import DIALECT, PASSTHROUGH_OPTIONS, TOOL_CHOICES
 from conformance.codecs.base import WireRequest
+from conformance.codecs.server_tools import server_tool_specs
 from conformance.exceptions import InputError
 from conformance.model import (
     AssistantMessage,
@@ -47,8 +49,9 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     if system:
         body["system"] = system
     body["messages"] = _turns(conv)
-    if conv.tools:
-        body["tools"] = [_tool(t) for t in conv.tools]
+    tools = [_tool(t) for t in conv.tools] + server_tool_specs(options)
+    if tools:
+        body["tools"] = tools
     if options.tool_choice is not None:
         body["tool_choice"] = _tool_choice(options.tool_choice, conv)
     thinking = None if options.thinking_budget is None else _thinking(options.thinking_budget)

@@ -18,7 +18,8 @@
   `previous_response_id` the server holds everything up to that response, so only the messages
   after the last assistant message are sent (a profile without stored responses refuses it);
 - tools are flat `{"type": "function", "name", "description", "parameters", "strict": false}`
-  (`strict` defaults to true on this API, which rejects most schemas); `tool_choice` is
+  (`strict` defaults to true on this API, which rejects most schemas), followed by the built-in
+  tools of the option `server_tools` (`{"type": "web_search"}`, …) as they are; `tool_choice` is
   `auto | none | required` or `{"type": "function", "name"}`;
 - max tokens go in `max_output_tokens` (at least the profile's `min_max_tokens`: OpenAI rejects
   fewer than 16); there is no `stop` parameter (the profile's models do not accept stop); a
@@ -38,6 +39,8 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.base import WireRequest
 from conformance.codecs.openai_responses.items import parse_reasoning_signature
 from conformance.codecs.openai_responses.tables import DIALECT
+from conformance.codecs.server_tools import OPTION as SERVER_TOOLS_OPTION
+from conformance.codecs.server_tools import server_tool_specs
 from conformance.codecs.tool_ids import tool_id_map
 from conformance.exceptions import InputError
 from conformance.model import (
@@ -55,7 +58,17 @@ from conformance.model import (
 )
 
 _OPTION_FIELDS = frozenset(
-    {"max_tokens", "temperature", "top_p", "stop", "stream", "tool_choice", "thinking_budget", "previous_response_id"}
+    {
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "stop",
+        "stream",
+        "tool_choice",
+        "thinking_budget",
+        "previous_response_id",
+        SERVER_TOOLS_OPTION,
+    }
 )
 
 
@@ -196,17 +209,18 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         body["store"] = False
         if info.reasoning:
             body["include"] = ["reasoning.encrypted_content"]
-    if conv.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                **({"description": t.description} if t.description else {}),
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in conv.tools
-        ]
+    tools = [
+        {
+            "type": "function",
+            "name": t.name,
+            **({"description": t.description} if t.description else {}),
+            "parameters": t.parameters,
+            "strict": False,
+        }
+        for t in conv.tools
+    ] + server_tool_specs(opts)
+    if tools:
+        body["tools"] = tools
     if opts.tool_choice is not None:
         body["tool_choice"] = _tool_choice(opts.tool_choice)
     if opts.max_tokens is not None:
