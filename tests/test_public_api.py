@@ -92,6 +92,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "Outcome",
         "ProviderError",
         "RedactedThinkingBlock",
+        "ServerToolBlock",
         "StartEvent",
         "StopReason",
         "StreamEvent",
