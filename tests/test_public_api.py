@@ -109,6 +109,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "ToolSpec",
         "Usage",
         "UserBlock",
+        "UserMessageBlock",
         "UserMessage",
         "dump",
         "parse_message",

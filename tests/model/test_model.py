@@ -89,7 +89,11 @@ def test_text_shorthand_and_omitted_defaults() -> None:
         {"role": "assistant", "content": [], "stop_reason": "finished"},
         {"role": "user", "content": "hi", "extra": 1},
         {"role": "assistant", "content": [{"type": "server_tool", "dialect": "anthropic", "name": "x"}]},
-        {"role": "user", "content": [{"type": "server_tool", "dialect": "a", "name": "x", "data": {}}]},
+        {
+            "role": "tool_result",
+            "tool_call_id": "c",
+            "content": [{"type": "server_tool", "dialect": "a", "name": "x", "data": {}}],
+        },
     ],
 )
 def test_invalid_messages_are_rejected(bad: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.capabilities import get_profile
-from conformance.model import AssistantMessage, ServerToolBlock
+from conformance.model import AssistantMessage, ServerToolBlock, TextBlock, UserMessage
 from conformance.runtime.repair import repair
 from tests.runtime.builders import assistant, dumped, rules, run, thinking, user
 
@@ -60,3 +60,17 @@ def test_idempotent() -> None:
     profile = get_profile("openai")
     once = repair(messages, profile)
     assert repair(once.messages, profile).actions == []
+
+
+def test_a_users_answer_goes_only_to_its_dialect() -> None:
+    approve = ServerToolBlock(
+        dialect="openai_responses",
+        name="mcp_approval_response",
+        data={"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
+    )
+    answer = UserMessage(content=[TextBlock(text="Yes."), approve])
+    messages = [user("q"), assistant("Shall I ask the server?"), answer]
+    assert run(messages, "openai_responses").actions == []  # a user's block has no origin to check
+    res = run(messages, "anthropic")
+    assert rules(res) == ["foreign_server_tool"]
+    assert dumped(res.messages)[2] == dumped([user("Yes.")])[0]

@@ -13,6 +13,7 @@ from conformance.model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     UserBlock,
+    UserMessageBlock,
 )
 from conformance.model.conversation import Conversation, Options, ToolSpec
 from conformance.model.errors import ERROR_KINDS, ErrorKind, ProviderError
@@ -77,6 +78,7 @@ __all__ = [
     "Usage",
     "UserBlock",
     "UserMessage",
+    "UserMessageBlock",
     "dump",
     "parse_message",
     "text_of",

@@ -72,7 +72,8 @@ class ImageBlock(_Block):
 class ServerToolBlock(_Block):
     """Work the provider's own tools did (a web search, code it ran, an MCP call), or a request for
     the user's approval of such work: kept as data, in the order received, and sent back unchanged
-    to the dialect that made it (other dialects cannot replay it)."""
+    to the dialect that made it (other dialects cannot replay it). In a user turn: the caller's
+    answer to such a request."""
 
     type: Literal["server_tool"] = "server_tool"
     dialect: str
@@ -92,3 +93,7 @@ AssistantBlock = Annotated[
     Field(discriminator="type"),
 ]
 UserBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
+"""What a tool result holds."""
+UserMessageBlock = Annotated[TextBlock | ImageBlock | ServerToolBlock, Field(discriminator="type")]
+"""What a user turn holds: a `server_tool` block there is the caller's answer to provider-side work
+(a Responses `mcp_approval_response`), in the dialect's wire shape."""

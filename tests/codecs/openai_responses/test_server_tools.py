@@ -215,3 +215,37 @@ def test_a_malformed_server_tools_option_names_itself(value: Any, where: str) ->
     conv = {"messages": [{"role": "user", "content": "q"}], "options": {"server_tools": value}}
     with pytest.raises(InputError, match=re.escape(where)):
         ReferenceRuntime().encode(conv, "openai_responses")
+
+
+ASK = {
+    "type": "mcp_approval_request",
+    "id": "mcpr_1",
+    "server_label": "deepwiki",
+    "name": "ask_question",
+    "arguments": '{"repoName":"openai/codex"}',
+}
+APPROVE = {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}
+
+
+def _approval(*user_content: dict[str, Any]) -> dict[str, Any]:
+    request = {"type": "server_tool", "dialect": "openai_responses", "name": "mcp_approval_request", "data": ASK}
+    return {
+        "messages": [
+            {"role": "user", "content": "What is openai/codex about?"},
+            {"role": "assistant", "content": [request]},
+            {"role": "user", "content": list(user_content)},
+        ]
+    }
+
+
+def test_an_approval_answers_its_request_as_its_own_item() -> None:
+    answer = {"type": "server_tool", "dialect": "openai_responses", "name": "mcp_approval_response", "data": APPROVE}
+    body = ReferenceRuntime().encode(_approval(answer), "openai_responses")
+    assert body["input"] == [{"role": "user", "content": "What is openai/codex about?"}, ASK, APPROVE]
+    assert validate(body, get_profile("openai_responses")) == []
+
+
+def test_text_around_an_answer_stays_a_user_message_in_place() -> None:
+    answer = {"type": "server_tool", "dialect": "openai_responses", "name": "mcp_approval_response", "data": APPROVE}
+    body = ReferenceRuntime().encode(_approval({"type": "text", "text": "Yes."}, answer), "openai_responses")
+    assert body["input"][2:] == [{"role": "user", "content": "Yes."}, APPROVE]

@@ -15,6 +15,7 @@ declares the API's own tools (`web_search_20250305`, …), sent after the functi
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
@@ -170,12 +171,15 @@ def _url_source(url: str, where: str) -> dict[str, Any]:
     return {"type": "base64", "media_type": media_type, "data": data}
 
 
-def _user_blocks(blocks: list[TextBlock | ImageBlock], where: str) -> list[WireBlock]:
+def _user_blocks(blocks: Sequence[TextBlock | ImageBlock | ServerToolBlock], where: str) -> list[WireBlock]:
     out: list[WireBlock] = []
     for j, block in enumerate(blocks):
         if isinstance(block, TextBlock):
             if block.text:
                 out.append(_text(block))
+        elif isinstance(block, ServerToolBlock):
+            if block.dialect == DIALECT:
+                out.append(copy.deepcopy(block.data))
         else:
             out.append(_image(block, f"{where}.content[{j}]"))
     return out

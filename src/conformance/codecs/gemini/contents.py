@@ -110,6 +110,7 @@ def _user_parts(msg: UserMessage, where: str) -> list[dict[str, Any]]:
     return [
         {"text": b.text} if isinstance(b, TextBlock) else image_part(b, f"{where}.content[{j}]")
         for j, b in enumerate(msg.content)
+        if not isinstance(b, ServerToolBlock)  # another provider's wire item: Gemini has no part for it
     ]
 
 

@@ -2,7 +2,8 @@
 
 - system messages become `system` (or the profile's / model's `system_role`, `developer` for
   OpenAI reasoning models) message items, in place;
-- user content is a string when it is one text block, else `input_text` / `input_image` parts;
+- user content is a string when it is one text block, else `input_text` / `input_image` parts; a
+  server-tool block of this dialect in a user turn (an `mcp_approval_response`) is its own item;
 - an assistant message becomes its items in order: thinking → a `reasoning` item (its signature
   holds the item `id` and `encrypted_content`; the text goes back as one `summary_text`), text →
   an assistant `message` item with `output_text` (consecutive text blocks of one item — the same
@@ -87,6 +88,23 @@ def _user_content(blocks: list[Any], where: str) -> str | list[dict[str, Any]]:
         {"type": "input_text", "text": b.text} if isinstance(b, TextBlock) else _image(b, f"{where}.content[{j}]")
         for j, b in enumerate(blocks)
     ]
+
+
+def _user(message: UserMessage, where: str) -> list[dict[str, Any]]:
+    """A user message item; a server-tool block of this dialect (an `mcp_approval_response`) is its
+    own item, in place between the runs of text and images around it."""
+    items: list[dict[str, Any]] = []
+    run: list[Any] = []
+    for block in [*message.content, None]:
+        if block is not None and not isinstance(block, ServerToolBlock):
+            run.append(block)
+            continue
+        if run:
+            items.append({"role": "user", "content": _user_content(run, where)})
+            run = []
+        if block is not None and block.dialect == DIALECT:
+            items.append(copy.deepcopy(block.data))
+    return items
 
 
 def _arguments(block: ToolCallBlock) -> str:
@@ -188,7 +206,7 @@ def _input_items(
         if isinstance(message, SystemMessage):
             items.append({"role": system_role, "content": "".join(b.text for b in message.content)})
         elif isinstance(message, UserMessage):
-            items.append({"role": "user", "content": _user_content(list(message.content), where)})
+            items += _user(message, where)
         elif isinstance(message, AssistantMessage):
             items += _assistant(message, ids)
         else:
