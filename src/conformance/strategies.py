@@ -3,7 +3,8 @@
 Public and documented, for this project's property tests and for anyone testing their own runtime:
 
 - `transcripts` — valid canonical transcripts: user turns, assistant turns with thinking (signed,
-  tied to a provider and model), text and tool calls, each call answered right after its turn;
+  tied to a provider and model), server-tool blocks (a web search in the origin's dialect), text
+  and tool calls, each call answered right after its turn;
 - `pathological` — a transcript with one to three mutations from `KINDS` applied (orphaned and
   missing results, thinking out of order, empty arguments, a failed turn with its results,
   duplicate results, reused ids, foreign thinking, empty blocks, proxy id suffixes, a leading
@@ -33,6 +34,7 @@ from conformance.model import (
     Message,
     ProviderError,
     RedactedThinkingBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -96,9 +98,32 @@ _BOOL = st.booleans()
 _SIGNATURE = st.one_of(st.none(), _B64)
 _ONE_IN_TEN = st.integers(0, 9)
 _ONE_IN_SIX = st.integers(0, 5)
+_ONE_IN_EIGHT = st.integers(0, 7)
 _ID_STYLE = st.sampled_from(_ID_STYLES)
 _TOOL = st.sampled_from(_TOOLS)
 """Strategies built once: building one per draw costs more than the draw."""
+
+
+def _responses_search(n: int, query: str) -> list[ServerToolBlock]:
+    action = {"type": "search", "query": query}
+    item: dict[str, Any] = {"id": f"ws_{n}", "type": "web_search_call", "status": "completed", "action": action}
+    return [
+        ServerToolBlock(dialect="openai_responses", name="web_search_call", id=f"ws_{n}", status="completed", data=item)
+    ]
+
+
+def _anthropic_search(n: int, query: str) -> list[ServerToolBlock]:
+    use = {"type": "server_tool_use", "id": f"srvtoolu_{n}", "name": "web_search", "input": {"query": query}}
+    result = {"type": "web_search_tool_result", "tool_use_id": f"srvtoolu_{n}", "content": []}
+    return [ServerToolBlock(dialect="anthropic", name=b["type"], id=f"srvtoolu_{n}", data=b) for b in (use, result)]
+
+
+_SERVER_SEARCHES: dict[str, Callable[[int, str], list[ServerToolBlock]]] = {
+    "openai_responses": _responses_search,
+    "anthropic": _anthropic_search,
+}
+"""Dialect → a web search in its own wire shape, as `server_tool` blocks (dialects without server
+tools make none)."""
 
 
 def _assistant(
@@ -112,6 +137,10 @@ def _assistant(
         content.append(ThinkingBlock(thinking=draw(_TEXT), signature=signature))
     if draw(_ONE_IN_TEN) == 0:
         content.append(RedactedThinkingBlock(data=draw(_B64)))
+    if draw(_ONE_IN_EIGHT) == 0:
+        ids.append(len(ids))
+        search = _SERVER_SEARCHES.get(get_profile(provider).dialect)
+        content += search(len(ids), draw(_TEXT)) if search is not None else []
     if not calls or draw(_BOOL):
         content.append(TextBlock(text=draw(_TEXT)))
     results: list[ToolResultMessage] = []

@@ -13,7 +13,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from tests.evidence.summary import Summary
+from tests.evidence.summary import ServerTool, Summary
 
 # Anthropic `stop_reason` → contract stop reason (reference section 7 and the contract).
 _STOP: dict[str, str] = {
@@ -54,6 +54,19 @@ def sdk_message(status: int, headers: Mapping[str, str], body: bytes, stream: bo
             return None
 
 
+_CLIENT_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use"})
+"""Blocks the summary reads as text, calls and reasoning; every other block is server-side work."""
+
+
+def _server_tools(message: Any) -> list[ServerTool]:
+    out: list[ServerTool] = []
+    for block in message.content:
+        if block.type not in _CLIENT_BLOCKS:
+            data = block.to_dict(mode="json")
+            out.append((block.type, data.get("id") or data.get("tool_use_id"), None, data))
+    return out
+
+
 def summarize(message: Any) -> Summary:
     usage = message.usage
     input_tokens = (
@@ -67,6 +80,7 @@ def summarize(message: Any) -> Summary:
         input_tokens=input_tokens,
         output_tokens=usage.output_tokens,
         stop=_STOP.get(message.stop_reason) if message.stop_reason else None,
+        server_tools=_server_tools(message),
     )
 
 

@@ -19,8 +19,11 @@ import openai
 from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
 
-from tests.evidence.summary import Summary
+from tests.evidence.summary import ServerTool, Summary
 
+_CLIENT_ITEMS = frozenset({"message", "function_call", "custom_tool_call", "reasoning"})
+"""Output items the summary reads as text, calls and reasoning; every other item is the work of a
+built-in tool (`web_search_call`, `mcp_call`, …)."""
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -70,7 +73,11 @@ def sdk_response(status: int, headers: Mapping[str, str], body: bytes, stream: b
 
 def summarize(response: Any) -> Summary:
     text, calls, refused = "", [], False
+    server_tools: list[ServerTool] = []
     for item in response.output or []:
+        if item.type not in _CLIENT_ITEMS:
+            data = item.to_dict(mode="json")
+            server_tools.append((item.type, data.get("id"), data.get("status"), data))
         if item.type == "message":
             for part in item.content or []:
                 if part.type == "output_text":
@@ -96,6 +103,7 @@ def summarize(response: Any) -> Summary:
         input_tokens=usage.input_tokens if usage is not None else None,
         output_tokens=usage.output_tokens if usage is not None else None,
         stop=stop,
+        server_tools=server_tools,
     )
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.model import Outcome, TextBlock, ToolCallBlock
+from conformance.model import Outcome, ServerToolBlock, TextBlock, ToolCallBlock
+
+ServerTool = tuple[str, str | None, str | None, dict[str, Any]]
+"""A server-tool item as both sides see it: wire type, id, status, the item whole."""
 
 
 @dataclass
@@ -16,6 +19,8 @@ class Summary:
     output_tokens: int | None = None
     stop: str | None = None
     """Normalized stop reason (stop | length | tool_use | content_filter | refusal | error)."""
+    server_tools: list[ServerTool] = field(default_factory=list)
+    """Built-in (server) tool items, in order; compared where the SDK's summary reads them."""
 
 
 def ours(outcome: Outcome) -> Summary | None:
@@ -29,4 +34,5 @@ def ours(outcome: Outcome) -> Summary | None:
         input_tokens=None if message.usage is None else message.usage.input_tokens,
         output_tokens=None if message.usage is None else message.usage.output_tokens,
         stop=message.stop_reason,
+        server_tools=[(b.name, b.id, b.status, b.data) for b in message.content if isinstance(b, ServerToolBlock)],
     )

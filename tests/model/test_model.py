@@ -62,6 +62,15 @@ def test_contract_json_round_trips() -> None:
     assert again == messages
 
 
+def test_a_server_tool_block_keeps_its_item_exactly() -> None:
+    item = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"sources": None, "n": 1.5}}
+    block = {"type": "server_tool", "dialect": "openai_responses", "name": "web_search_call", "id": "ws_1"}
+    message = {"role": "assistant", "content": [{**block, "status": "completed", "data": item}]}
+    (parsed,) = MESSAGES_ADAPTER.validate_python([message])
+    assert dump(parsed) == message  # nulls inside the item are kept: they are the provider's
+    assert list(dump(parsed)["content"][0]["data"]) == ["id", "type", "status", "action"]
+
+
 def test_text_shorthand_and_omitted_defaults() -> None:
     (msg,) = MESSAGES_ADAPTER.validate_python([{"role": "tool_result", "tool_call_id": "c1", "content": "ok"}])
     assert dump(msg) == {
@@ -79,6 +88,12 @@ def test_text_shorthand_and_omitted_defaults() -> None:
         {"role": "user", "content": [{"type": "tool_call", "id": "x", "name": "y"}]},
         {"role": "assistant", "content": [], "stop_reason": "finished"},
         {"role": "user", "content": "hi", "extra": 1},
+        {"role": "assistant", "content": [{"type": "server_tool", "dialect": "anthropic", "name": "x"}]},
+        {
+            "role": "tool_result",
+            "tool_call_id": "c",
+            "content": [{"type": "server_tool", "dialect": "a", "name": "x", "data": {}}],
+        },
     ],
 )
 def test_invalid_messages_are_rejected(bad: dict[str, Any]) -> None:

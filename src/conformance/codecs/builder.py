@@ -3,7 +3,8 @@
 A dialect translates its frames into builder calls keyed by whatever identifies a part on its
 wire (Anthropic: block index; OpenAI: the tool-call id; Gemini: part position). The builder keeps
 parts in order of first appearance, emits `StreamEvent`s, parses tool arguments once at the end,
-moves thinking before text and tool calls, drops empty text, and gives id-less tool calls the
+moves thinking before text and tool calls (a message with server-tool blocks keeps the order
+received: the provider wants its items back that way), drops empty text, and gives id-less tool calls the
 contract's deterministic `call_<n>` ids. One builder per response; never reused.
 """
 
@@ -19,6 +20,7 @@ from conformance.model import (
     AssistantMessage,
     ProviderError,
     RedactedThinkingBlock,
+    ServerToolBlock,
     Source,
     StopReason,
     StreamEvent,
@@ -33,7 +35,7 @@ from conformance.model import (
     Usage,
 )
 
-PartKind = Literal["text", "thinking", "redacted_thinking", "tool_call"]
+PartKind = Literal["text", "thinking", "redacted_thinking", "tool_call", "server_tool"]
 
 
 _DELTA_EVENTS: dict[PartKind, type[TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent]] = {
@@ -54,6 +56,8 @@ class _Part:
     arguments: Any = None
     """Arguments given whole (object providers); wins over streamed chunks."""
     closed: bool = False
+    server: ServerToolBlock | None = None
+    """A server-tool part's block, whole (it takes no deltas)."""
     delta_event: type[TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent] | None = None
     """The event a delta of this part emits (None: the part takes no deltas)."""
 
@@ -138,6 +142,11 @@ class MessageBuilder:
         part = self._part(key, "redacted_thinking")
         part.chunks.append(data)
 
+    def server_tool(self, key: Hashable, block: ServerToolBlock) -> None:
+        """Open the server-tool part at `key`, or replace its block with a later, fuller one."""
+        part = self._part(key, "server_tool")
+        part.server = block
+
     def tool_call(
         self,
         key: Hashable,
@@ -197,39 +206,47 @@ class MessageBuilder:
         return any(p.kind == "tool_call" for p in self._parts.values())
 
     def build(self) -> AssistantMessage:
-        """The message: open tool calls closed, thinking first, empty text dropped, id-less calls `call_<n>`."""
+        """The message: open tool calls closed, thinking first (in a message with server-tool blocks,
+        every block where it was received), empty text dropped, id-less calls `call_<n>`."""
         for key in list(self._parts):
             self.close(key)
-        blocks: list[AssistantBlock] = []
+        received: list[AssistantBlock] = []
         thinking: list[AssistantBlock] = []
+        rest: list[AssistantBlock] = []
+        server_tools = False
         tool_ordinal = 0
         for part in self._parts.values():
             text = "".join(part.chunks)
+            block: AssistantBlock | None = None
             if part.kind == "thinking":
                 if text or part.signature:
-                    thinking.append(ThinkingBlock(thinking=text, signature=part.signature))
+                    block = ThinkingBlock(thinking=text, signature=part.signature)
             elif part.kind == "redacted_thinking":
-                thinking.append(RedactedThinkingBlock(data=text))
+                block = RedactedThinkingBlock(data=text)
             elif part.kind == "text":
                 if text or part.signature:
-                    blocks.append(TextBlock(text=text, signature=part.signature))
+                    block = TextBlock(text=text, signature=part.signature)
+            elif part.kind == "server_tool":
+                block = part.server
+                server_tools = True
             else:
                 if part.arguments is not None:
                     args, raw = coerce_arguments(part.arguments)
                 else:
                     args, raw = parse_arguments(text if part.chunks else None)
-                blocks.append(
-                    ToolCallBlock(
-                        id=part.tool_id or f"call_{tool_ordinal}",
-                        name=part.name or "",
-                        arguments=args,
-                        raw_arguments=raw,
-                        signature=part.signature,
-                    )
+                block = ToolCallBlock(
+                    id=part.tool_id or f"call_{tool_ordinal}",
+                    name=part.name or "",
+                    arguments=args,
+                    raw_arguments=raw,
+                    signature=part.signature,
                 )
                 tool_ordinal += 1
+            if block is not None:
+                received.append(block)
+                (thinking if part.kind in ("thinking", "redacted_thinking") else rest).append(block)
         return AssistantMessage(
-            content=thinking + blocks,
+            content=received if server_tools else thinking + rest,
             stop_reason=self.stop_reason,
             raw_stop_reason=self.raw_stop_reason,
             usage=self.usage,

@@ -8,10 +8,12 @@ from conformance.model.blocks import (
     AssistantBlock,
     ImageBlock,
     RedactedThinkingBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     UserBlock,
+    UserMessageBlock,
 )
 from conformance.model.conversation import Conversation, Options, ToolSpec
 from conformance.model.errors import ERROR_KINDS, ErrorKind, ProviderError
@@ -59,6 +61,7 @@ __all__ = [
     "Outcome",
     "ProviderError",
     "RedactedThinkingBlock",
+    "ServerToolBlock",
     "Source",
     "StartEvent",
     "StopReason",
@@ -77,6 +80,7 @@ __all__ = [
     "Usage",
     "UserBlock",
     "UserMessage",
+    "UserMessageBlock",
     "dump",
     "parse_message",
     "text_of",

@@ -69,8 +69,31 @@ class ImageBlock(_Block):
     url: str | None = None
 
 
+class ServerToolBlock(_Block):
+    """Work the provider's own tools did (a web search, code it ran, an MCP call), or a request for
+    the user's approval of such work: kept as data, in the order received, and sent back unchanged
+    to the dialect that made it (other dialects cannot replay it). In a user turn: the caller's
+    answer to such a request."""
+
+    type: Literal["server_tool"] = "server_tool"
+    dialect: str
+    """The wire dialect whose item or block this is (`openai_responses`, `anthropic`)."""
+    name: str
+    """The item's or block's wire `type` (`web_search_call`, `mcp_call`, `server_tool_use`)."""
+    id: str | None = None
+    """The wire id (`ws_…`, `srvtoolu_…`), or the id of the call a result block answers."""
+    status: str | None = None
+    """The wire `status` (`completed`, `in_progress`, `failed`, …) when the item has one."""
+    data: JSONObject
+    """The item or block as received, every field and value kept (key order too)."""
+
+
 AssistantBlock = Annotated[
-    ThinkingBlock | RedactedThinkingBlock | TextBlock | ToolCallBlock | ImageBlock,
+    ThinkingBlock | RedactedThinkingBlock | TextBlock | ToolCallBlock | ServerToolBlock | ImageBlock,
     Field(discriminator="type"),
 ]
 UserBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
+"""What a tool result holds."""
+UserMessageBlock = Annotated[TextBlock | ImageBlock | ServerToolBlock, Field(discriminator="type")]
+"""What a user turn holds: a `server_tool` block there is the caller's answer to provider-side work
+(a Responses `mcp_approval_response`), in the dialect's wire shape."""

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from conformance.model.blocks import AssistantBlock, TextBlock, UserBlock
+from conformance.model.blocks import AssistantBlock, TextBlock, UserBlock, UserMessageBlock
 from conformance.model.errors import ProviderError
 from conformance.model.usage import Usage
 
@@ -40,10 +40,10 @@ class SystemMessage(_Message):
 
 
 class UserMessage(_Message):
-    """A user turn: text and images."""
+    """A user turn: text, images, and answers to provider-side work (`server_tool` blocks)."""
 
     role: Literal["user"] = "user"
-    content: list[UserBlock]
+    content: list[UserMessageBlock]
 
 
 class Source(BaseModel):

@@ -21,6 +21,7 @@ _UNION_TAGS = frozenset(
         "thinking",
         "redacted_thinking",
         "tool_call",
+        "server_tool",
     }
 )
 

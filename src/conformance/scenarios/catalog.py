@@ -45,6 +45,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("empty_arguments", "tools", 'Empty tool arguments ("" and {})'),
     Feature("invalid_arguments", "tools", "Tool arguments that are not valid JSON"),
     Feature("prompt_tools", "tools", "Prompt-based tool calling for models without native tools"),
+    Feature("server_tools", "tools", "Built-in (server) tool items kept as data and sent back"),
     # thinking
     Feature("thinking_signature", "thinking", "Thinking with its signature kept byte-exact"),
     Feature("thinking_order", "thinking", "Thinking sent after text is moved first"),

@@ -154,7 +154,7 @@ SERVER_TOOLS = sse(
     delta("end_turn"),
     STOP,
 )
-"""Server-side tool blocks (skipped), an unknown event type and a citations delta (ignored)."""
+"""Server-side tool blocks (kept whole), an unknown event type and a citations delta (ignored)."""
 
 TEXT_BEFORE_THINKING = sse(
     START,

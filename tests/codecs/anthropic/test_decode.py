@@ -6,7 +6,7 @@ import pytest
 
 from conformance.codecs.anthropic import CODEC, AnthropicStream, classify, decode, encode
 from conformance.exceptions import WireFormatError
-from conformance.model import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from conformance.model import RedactedThinkingBlock, ServerToolBlock, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from tests.codecs.anthropic import streams
 from tests.codecs.anthropic.helpers import PROFILE, json_outcome, message_json, stream_outcome
 
@@ -93,7 +93,7 @@ def test_tool_use_input_shapes(wire_input: str, arguments: dict[str, int], raw: 
     assert message.content == [ToolCallBlock(id="toolu_1", name="f", arguments=arguments, raw_arguments=raw)]
 
 
-def test_server_tool_blocks_are_skipped() -> None:
+def test_server_tool_blocks_are_kept_whole_and_citations_skipped() -> None:
     body = _body(
         '[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},'
         '{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},'
@@ -101,7 +101,14 @@ def test_server_tool_blocks_are_skipped() -> None:
     )
     message = json_outcome(body).message
     assert message is not None
-    assert message.content == [TextBlock(text="Sunny.")]
+    use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    assert message.content == [
+        ServerToolBlock(dialect="anthropic", name="server_tool_use", id="srvtoolu_1", data=use),
+        ServerToolBlock(dialect="anthropic", name="web_search_tool_result", id="srvtoolu_1", data=result),
+        TextBlock(text="Sunny."),
+    ]
+    assert message.stop_reason == "stop"  # a server tool is not a client tool call
 
 
 def test_empty_text_blocks_are_dropped_and_thinking_without_signature_kept() -> None:

@@ -9,6 +9,7 @@ from conformance.model import (
     DoneEvent,
     ErrorEvent,
     RedactedThinkingBlock,
+    ServerToolBlock,
     StartEvent,
     TextBlock,
     TextDeltaEvent,
@@ -242,10 +243,17 @@ def test_empty_body_is_an_interruption() -> None:
     assert outcome.partial.content == []
 
 
-def test_server_tool_blocks_unknown_events_and_citations_are_skipped() -> None:
+def test_server_tool_blocks_kept_unknown_events_and_citations_skipped() -> None:
     message = stream_outcome(streams.SERVER_TOOLS).message
     assert message is not None
-    assert message.content == [TextBlock(text="Sunny.")]
+    assert [(b.type, getattr(b, "name", None)) for b in message.content] == [
+        ("server_tool", "server_tool_use"),
+        ("server_tool", "web_search_tool_result"),
+        ("text", None),
+    ]
+    use = message.content[0]
+    assert isinstance(use, ServerToolBlock) and use.data["input"] == {"query": "weather"}  # from input_json_delta
+    assert message.content[2] == TextBlock(text="Sunny.")
     assert message.stop_reason == "stop"
 
 

@@ -44,6 +44,11 @@ BASELINE_INTERACTIONS = 105
 BASELINE_AGREE = 105
 """Measured on the corpus of 2026-11: every interaction agrees with the SDK. A drop fails."""
 
+BASELINE_SERVER_TOOL_ITEMS = 19
+"""Built-in tool items (`web_search_call`, `mcp_call`, …) decoded as `server_tool` blocks that the
+SDK's `Response.output` holds too, item for item (type, id, status, every field); measured on the
+corpus of 2026-11 (none before the block existed: the items were dropped). A drop fails."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Interaction:
@@ -112,6 +117,23 @@ def test_every_responses_recording_decodes_and_agrees_with_the_sdk(
     assert interactions >= BASELINE_INTERACTIONS
     assert agree >= BASELINE_AGREE, "\n".join(notes[:10])
     assert not notes, "\n".join(notes[:10])
+
+
+def test_built_in_tool_items_are_kept_as_the_sdk_reads_them() -> None:
+    items = 0
+    for it in _interactions():
+        outcome = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=it.stream)
+        mine = ours(outcome)
+        try:
+            theirs = sdk_summary(it.status, it.headers, it.body, it.stream)
+        except SDKCannotRead:
+            continue
+        if mine is None or theirs is None:
+            continue
+        assert mine.server_tools == theirs.server_tools, f"{it.path}#{it.index}"
+        items += len(mine.server_tools)
+    print(f"corpus openai_responses: {items} built-in tool items kept")
+    assert items >= BASELINE_SERVER_TOOL_ITEMS
 
 
 def test_reasoning_items_keep_what_goes_back() -> None:

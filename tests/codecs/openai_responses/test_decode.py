@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from conformance.model import TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from conformance.model import ServerToolBlock, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from tests.codecs.openai_responses.helpers import decode_json, response
 
 REASONING = {
@@ -78,11 +78,14 @@ def test_failed_response_is_an_error_with_what_arrived() -> None:
     assert out.partial.content == [TextBlock(text="19", signature="msg_0c3")]
 
 
-def test_builtin_tool_items_are_not_client_calls() -> None:
+def test_builtin_tool_items_are_server_tool_blocks_not_client_calls() -> None:
     search = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}}
     out = decode_json(response([search, MESSAGE]))
     assert out.message is not None
-    assert out.message.content == [TextBlock(text="19", signature="msg_0c3")]
+    assert out.message.content == [
+        ServerToolBlock(dialect="openai_responses", name="web_search_call", id="ws_1", status="completed", data=search),
+        TextBlock(text="19", signature="msg_0c3"),
+    ]
     assert out.message.stop_reason == "stop"
 
 

@@ -7,10 +7,11 @@ from conformance.codecs.anthropic.encode import encode
 from conformance.codecs.anthropic.errors import classify, error_from_payload
 from conformance.codecs.anthropic.stream import AnthropicStream
 from conformance.codecs.anthropic.validate import validate_request
+from conformance.codecs.anthropic.vocabulary import DIALECT
 from conformance.codecs.base import Codec
 
 CODEC = Codec(
-    dialect="anthropic",
+    dialect=DIALECT,
     encode=encode,
     decode=decode,
     stream=AnthropicStream,

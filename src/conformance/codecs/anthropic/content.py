@@ -1,10 +1,11 @@
 """Pieces shared by the JSON and the stream decoder: content blocks, usage, stop reasons.
 
-Block types with a canonical form are `text`, `thinking`, `redacted_thinking` and `tool_use`.
-Server-side tool blocks (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, code
-execution results, `compaction`, …) describe work the provider did itself; the contract has no
-block for them, so they are skipped (and so are their stream deltas). Text `citations` are
-likewise not part of the contract.
+Block types with a canonical form are `text`, `thinking`, `redacted_thinking` and `tool_use`, and
+the server-side blocks of `SERVER_BLOCKS` (`server_tool_use`, `web_search_tool_result`,
+`mcp_tool_use`, code execution results, `compaction`, …), which describe work the provider did
+itself: each is a `server_tool` block holding the wire block whole (`id`: its `id`, or the
+`tool_use_id` of a result), sent back unchanged. Other block types are skipped. Text `citations`
+are not part of the contract.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.codecs.anthropic.vocabulary import STOP_REASONS
+from conformance.codecs.anthropic.vocabulary import DIALECT, SERVER_BLOCKS, STOP_REASONS
 from conformance.codecs.builder import MessageBuilder
 from conformance.exceptions import WireFormatError
-from conformance.model import Usage
+from conformance.jsonvalue import MAX_DEPTH, depth
+from conformance.model import ServerToolBlock, Usage
 
 KNOWN_BLOCKS: frozenset[str] = frozenset({"text", "thinking", "redacted_thinking", "tool_use"})
 
@@ -30,6 +32,20 @@ def as_object(value: Any, where: str) -> dict[str, Any]:
 def _str(block: Mapping[str, Any], key: str) -> str:
     value = block.get(key)
     return value if isinstance(value, str) else ""
+
+
+def server_block(block: Mapping[str, Any]) -> ServerToolBlock | None:
+    """A server-side content block as a `server_tool` block; None when nested too deep to be
+    written back as JSON."""
+    data = dict(block)
+    if depth(data) > MAX_DEPTH:
+        return None
+    return ServerToolBlock(
+        dialect=DIALECT,
+        name=_str(block, "type"),
+        id=_str(block, "id") or _str(block, "tool_use_id") or None,
+        data=data,
+    )
 
 
 def add_block(builder: MessageBuilder, index: int, block: Mapping[str, Any], *, whole: bool) -> bool:
@@ -52,6 +68,11 @@ def add_block(builder: MessageBuilder, index: int, block: Mapping[str, Any], *, 
             name=_str(block, "name") or None,
             arguments=block.get("input", {}) if whole else None,
         )
+    elif kind in SERVER_BLOCKS:
+        server = server_block(block)
+        if server is None:
+            return False
+        builder.server_tool(index, server)
     else:
         return False
     return True

@@ -7,16 +7,21 @@ with the `tool_result` blocks first, and consecutive assistant messages merge in
 Empty text blocks are not sent (the API rejects them), nor is a turn left empty. Thinking is sent
 back verbatim with its signature; a thinking block without a signature (made by another
 provider) cannot be verified by the API and is not sent. Text signatures (a Gemini concept) are
-not sent.
+not sent. A server-tool block of this dialect (`server_tool_use`, `web_search_tool_result`, …) goes
+back unchanged; one of another dialect is not sent (repair drops it). The option `server_tools`
+declares the API's own tools (`web_search_20250305`, …), sent after the function tools.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.anthropic.vocabulary import PASSTHROUGH_OPTIONS, TOOL_CHOICES
+from conformance.codecs.anthropic.vocabulary import DIALECT, PASSTHROUGH_OPTIONS, TOOL_CHOICES
 from conformance.codecs.base import WireRequest
+from conformance.codecs.server_tools import server_tool_specs
 from conformance.exceptions import InputError
 from conformance.model import (
     AssistantMessage,
@@ -24,6 +29,7 @@ from conformance.model import (
     ImageBlock,
     Options,
     RedactedThinkingBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -44,8 +50,9 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
     if system:
         body["system"] = system
     body["messages"] = _turns(conv)
-    if conv.tools:
-        body["tools"] = [_tool(t) for t in conv.tools]
+    tools = [_tool(t) for t in conv.tools] + server_tool_specs(options)
+    if tools:
+        body["tools"] = tools
     if options.tool_choice is not None:
         body["tool_choice"] = _tool_choice(options.tool_choice, conv)
     thinking = None if options.thinking_budget is None else _thinking(options.thinking_budget)
@@ -164,12 +171,15 @@ def _url_source(url: str, where: str) -> dict[str, Any]:
     return {"type": "base64", "media_type": media_type, "data": data}
 
 
-def _user_blocks(blocks: list[TextBlock | ImageBlock], where: str) -> list[WireBlock]:
+def _user_blocks(blocks: Sequence[TextBlock | ImageBlock | ServerToolBlock], where: str) -> list[WireBlock]:
     out: list[WireBlock] = []
     for j, block in enumerate(blocks):
         if isinstance(block, TextBlock):
             if block.text:
                 out.append(_text(block))
+        elif isinstance(block, ServerToolBlock):
+            if block.dialect == DIALECT:
+                out.append(copy.deepcopy(block.data))
         else:
             out.append(_image(block, f"{where}.content[{j}]"))
     return out
@@ -200,6 +210,9 @@ def _assistant_blocks(message: AssistantMessage, where: str) -> list[WireBlock]:
                 out.append(_text(block))
         elif isinstance(block, ToolCallBlock):
             out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments})
+        elif isinstance(block, ServerToolBlock):
+            if block.dialect == DIALECT:  # another dialect's item cannot be replayed here: repair drops it
+                out.append(copy.deepcopy(block.data))
         else:
             raise InputError("an assistant turn cannot carry an image", where=f"{where}.content[{j}]")
     return out

@@ -2,7 +2,9 @@
 
 Flow: `message_start` → per block `content_block_start` / `content_block_delta`* /
 `content_block_stop` (blocks keyed by `index`) → `message_delta` (stop reason, cumulative usage)
-→ `message_stop`. `ping` and unknown event types are ignored.
+→ `message_stop`. `ping` and unknown event types are ignored. A server-side block
+(`server_tool_use`, `web_search_tool_result`, …) starts whole; its deltas (the input JSON of a
+`server_tool_use`, a compaction's text) complete it at `content_block_stop`.
 
 Endings: `message_stop` emits `done`. `event: error` emits `error`: the partial message gets
 `stop_reason: "error"` and the typed error. A stream without `message_stop` (connection cut,
@@ -19,9 +21,16 @@ import orjson
 
 from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.anthropic.content import add_block, as_object, merge_usage, set_stop, usage_of
+from conformance.codecs.anthropic.content import (
+    add_block,
+    as_object,
+    merge_usage,
+    server_block,
+    set_stop,
+    usage_of,
+)
 from conformance.codecs.anthropic.errors import error_from_payload
-from conformance.codecs.anthropic.vocabulary import END_EVENT
+from conformance.codecs.anthropic.vocabulary import END_EVENT, SERVER_BLOCKS, SERVER_DELTAS
 from conformance.codecs.builder import MessageBuilder, PartKind
 from conformance.exceptions import WireFormatError
 from conformance.model import (
@@ -63,6 +72,8 @@ class AnthropicStream:
         """Indices of blocks without a canonical form; their deltas are skipped too."""
         self._placeholders: dict[int, dict[str, Any]] = {}
         """`tool_use.input` of `content_block_start`, dropped by the block's first `input_json_delta`."""
+        self._server: dict[int, tuple[dict[str, Any], dict[str, list[str]]]] = {}
+        """Open server-side blocks: the block of `content_block_start`, and the text of its deltas by field."""
         self._ended = False
         self._truncated = False
         self._error: ProviderError | None = None
@@ -138,6 +149,8 @@ class AnthropicStream:
         block = as_object(payload.get("content_block"), f"{where}: content_block")
         if not add_block(self._builder, index, block, whole=False):
             self._skipped.add(index)
+        elif block.get("type") in SERVER_BLOCKS:
+            self._server[index] = (block, {})
         elif block.get("type") == "tool_use" and isinstance(block.get("input"), dict) and block["input"]:
             self._placeholders[index] = block["input"]
 
@@ -149,6 +162,9 @@ class AnthropicStream:
         if index in self._skipped:
             return
         delta = as_object(payload.get("delta"), f"{where}: delta")
+        if index in self._server:
+            self._server_delta(index, delta, where)
+            return
         kind = _DELTA_KINDS.get(str(delta.get("type")))
         if kind is None:  # citations_delta and newer delta types carry nothing canonical
             return
@@ -166,8 +182,14 @@ class AnthropicStream:
             self._placeholders.pop(index, None)
             b.tool_call(index, arguments_delta=_text(delta, "partial_json", where))
 
+    def _server_delta(self, index: int, delta: dict[str, Any], where: str) -> None:
+        spec = SERVER_DELTAS.get(str(delta.get("type")))
+        if spec is not None:  # other deltas (citations) carry nothing the block keeps
+            self._server[index][1].setdefault(spec[1], []).append(_text(delta, spec[0], where))
+
     def _block_stop(self, payload: dict[str, Any], where: str) -> None:
         index = _index(payload, where)
+        self._settle_server(index)
         self._settle_placeholder(index)
         self._builder.close(index)
 
@@ -189,6 +211,29 @@ class AnthropicStream:
         self._usage = merge_usage(self._usage, raw)
         self._builder.usage = usage_of(self._usage)
 
+    def _settle_server(self, index: int) -> None:
+        """A server-side block completed by its deltas: JSON input parsed (a cut, unparsable input
+        leaves the start's), text appended."""
+        opened = self._server.pop(index, None)
+        if opened is None or not opened[1]:
+            return
+        block, fields = dict(opened[0]), opened[1]
+        for name, chunks in fields.items():
+            text = "".join(chunks)
+            if name == "input":
+                try:
+                    value = jsonvalue.loads(text)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    block[name] = value
+            else:
+                previous = block.get(name)
+                block[name] = (previous if isinstance(previous, str) else "") + text
+        server = server_block(block)
+        if server is not None:
+            self._builder.server_tool(index, server)
+
     def _settle_placeholder(self, index: int) -> None:
         placeholder = self._placeholders.pop(index, None)
         if placeholder is not None:
@@ -208,6 +253,8 @@ class AnthropicStream:
         self._builder.set_stop(None, None)
 
     def _message(self) -> AssistantMessage:
+        for index in list(self._server):
+            self._settle_server(index)
         for index in list(self._placeholders):
             self._settle_placeholder(index)
         self._builder.error = self._error

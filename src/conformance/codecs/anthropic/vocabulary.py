@@ -6,6 +6,9 @@ from typing import Any
 
 from conformance.model import ErrorKind, StopReason
 
+DIALECT = "anthropic"
+"""The dialect's name, as `server_tool` blocks carry it."""
+
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -45,3 +48,28 @@ option); other unknown option keys are not Anthropic's and are not sent."""
 
 END_EVENT = "message_stop"
 """The stream's terminal event; a stream without it was cut off."""
+
+SERVER_BLOCKS: frozenset[str] = frozenset(
+    {
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "advisor_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "compaction",
+    }
+)
+"""Content blocks of work the API did itself (its server tools, MCP connector calls, context
+compaction): each becomes a `server_tool` block holding the block whole, sent back unchanged."""
+
+SERVER_DELTAS: dict[str, tuple[str, str]] = {
+    "input_json_delta": ("partial_json", "input"),
+    "compaction_delta": ("content", "content"),
+}
+"""Stream delta type of a server block → (its text field, the block field it builds): a
+`server_tool_use` input arrives as JSON text, a compaction's summary as text."""

@@ -23,6 +23,7 @@ from conformance.model import (
     ImageBlock,
     Message,
     RedactedThinkingBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -86,7 +87,7 @@ def _assistant_parts(
         if isinstance(block, ThinkingBlock):
             if reasoning:
                 parts.append(_signed({"text": block.thinking, "thought": True}, block.signature))
-        elif isinstance(block, RedactedThinkingBlock):
+        elif isinstance(block, RedactedThinkingBlock | ServerToolBlock):
             continue  # opaque data of another provider: Gemini has no part that can carry it
         elif isinstance(block, TextBlock):
             if block.text or block.signature is not None:
@@ -109,6 +110,7 @@ def _user_parts(msg: UserMessage, where: str) -> list[dict[str, Any]]:
     return [
         {"text": b.text} if isinstance(b, TextBlock) else image_part(b, f"{where}.content[{j}]")
         for j, b in enumerate(msg.content)
+        if not isinstance(b, ServerToolBlock)  # another provider's wire item: Gemini has no part for it
     ]
 
 

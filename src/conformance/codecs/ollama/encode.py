@@ -8,6 +8,7 @@ prompt, with tool history rendered as text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
@@ -19,6 +20,7 @@ from conformance.model import (
     Conversation,
     ImageBlock,
     Options,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -30,7 +32,7 @@ from conformance.model import (
 _DATA_URL = re.compile(r"data:[^;,]+;base64,(?P<data>.*)", re.DOTALL)
 
 
-def _images(blocks: list[UserBlock], where: str) -> list[str]:
+def _images(blocks: Sequence[UserBlock | ServerToolBlock], where: str) -> list[str]:
     """Ollama takes raw base64 strings; data URLs are unwrapped, remote URLs cannot be sent."""
     out: list[str] = []
     for j, block in enumerate(blocks):
@@ -45,11 +47,14 @@ def _images(blocks: list[UserBlock], where: str) -> list[str]:
     return out
 
 
-def _text(blocks: list[Any]) -> str:
+def _text(blocks: Sequence[Any]) -> str:
     return "".join(b.text for b in blocks if isinstance(b, TextBlock))
 
 
-def _user(role: str, blocks: list[UserBlock], where: str, text: str | None = None) -> dict[str, Any]:
+def _user(
+    role: str, blocks: Sequence[UserBlock | ServerToolBlock], where: str, text: str | None = None
+) -> dict[str, Any]:
+    """A user-side message; server-tool blocks have no Ollama form and are not sent."""
     out: dict[str, Any] = {"role": role, "content": _text(blocks) if text is None else text}
     if images := _images(blocks, where):
         out["images"] = images

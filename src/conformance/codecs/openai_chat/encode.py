@@ -39,6 +39,7 @@ from conformance.model import (
     AssistantMessage,
     Conversation,
     ImageBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -149,7 +150,8 @@ def _messages(conv: Conversation, profile: ProviderProfile, model: str) -> list[
         if isinstance(message, SystemMessage):
             messages.append({"role": system_role, "content": "".join(b.text for b in message.content)})
         elif isinstance(message, UserMessage):
-            messages.append({"role": "user", "content": _user_content(list(message.content), where)})
+            blocks = [b for b in message.content if not isinstance(b, ServerToolBlock)]  # no Chat form
+            messages.append({"role": "user", "content": _user_content(blocks, where)})
         elif isinstance(message, AssistantMessage):
             messages.append(_assistant(message, profile, model, ids))
         else:

@@ -8,10 +8,11 @@ from conformance.codecs.openai_responses.decode import decode
 from conformance.codecs.openai_responses.encode import encode
 from conformance.codecs.openai_responses.errors import classify
 from conformance.codecs.openai_responses.stream import OpenAIResponsesStream
+from conformance.codecs.openai_responses.tables import DIALECT
 from conformance.codecs.openai_responses.validate import validate_request
 
 CODEC = Codec(
-    dialect="openai_responses",
+    dialect=DIALECT,
     encode=encode,
     decode=decode,
     stream=OpenAIResponsesStream,

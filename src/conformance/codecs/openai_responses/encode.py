@@ -2,12 +2,14 @@
 
 - system messages become `system` (or the profile's / model's `system_role`, `developer` for
   OpenAI reasoning models) message items, in place;
-- user content is a string when it is one text block, else `input_text` / `input_image` parts;
+- user content is a string when it is one text block, else `input_text` / `input_image` parts; a
+  server-tool block of this dialect in a user turn (an `mcp_approval_response`) is its own item;
 - an assistant message becomes its items in order: thinking → a `reasoning` item (its signature
   holds the item `id` and `encrypted_content`; the text goes back as one `summary_text`), text →
   an assistant `message` item with `output_text` (consecutive text blocks of one item — the same
   signature — are one item, whose `id` is the signature), tool call → a `function_call` item
-  (`call_id` = the call's id, `id` = its signature, `arguments` as a JSON string);
+  (`call_id` = the call's id, `id` = its signature, `arguments` as a JSON string), a server-tool
+  block of this dialect → its item, unchanged (one of another dialect is not sent: repair drops it);
 - a tool result is a `function_call_output` answering the `call_id`: a string, or `input_text` /
   `input_image` parts when it holds images; an error result's text is prefixed with `Error: `
   (the wire has no error flag);
@@ -17,7 +19,8 @@
   `previous_response_id` the server holds everything up to that response, so only the messages
   after the last assistant message are sent (a profile without stored responses refuses it);
 - tools are flat `{"type": "function", "name", "description", "parameters", "strict": false}`
-  (`strict` defaults to true on this API, which rejects most schemas); `tool_choice` is
+  (`strict` defaults to true on this API, which rejects most schemas), followed by the built-in
+  tools of the option `server_tools` (`{"type": "web_search"}`, …) as they are; `tool_choice` is
   `auto | none | required` or `{"type": "function", "name"}`;
 - max tokens go in `max_output_tokens` (at least the profile's `min_max_tokens`: OpenAI rejects
   fewer than 16); there is no `stop` parameter (the profile's models do not accept stop); a
@@ -28,6 +31,7 @@ Unknown options are passed through to the body unchanged.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import orjson
@@ -35,6 +39,9 @@ import orjson
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.base import WireRequest
 from conformance.codecs.openai_responses.items import parse_reasoning_signature
+from conformance.codecs.openai_responses.tables import DIALECT
+from conformance.codecs.server_tools import OPTION as SERVER_TOOLS_OPTION
+from conformance.codecs.server_tools import server_tool_specs
 from conformance.codecs.tool_ids import tool_id_map
 from conformance.exceptions import InputError
 from conformance.model import (
@@ -42,6 +49,7 @@ from conformance.model import (
     Conversation,
     ImageBlock,
     Message,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -51,7 +59,17 @@ from conformance.model import (
 )
 
 _OPTION_FIELDS = frozenset(
-    {"max_tokens", "temperature", "top_p", "stop", "stream", "tool_choice", "thinking_budget", "previous_response_id"}
+    {
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "stop",
+        "stream",
+        "tool_choice",
+        "thinking_budget",
+        "previous_response_id",
+        SERVER_TOOLS_OPTION,
+    }
 )
 
 
@@ -70,6 +88,23 @@ def _user_content(blocks: list[Any], where: str) -> str | list[dict[str, Any]]:
         {"type": "input_text", "text": b.text} if isinstance(b, TextBlock) else _image(b, f"{where}.content[{j}]")
         for j, b in enumerate(blocks)
     ]
+
+
+def _user(message: UserMessage, where: str) -> list[dict[str, Any]]:
+    """A user message item; a server-tool block of this dialect (an `mcp_approval_response`) is its
+    own item, in place between the runs of text and images around it."""
+    items: list[dict[str, Any]] = []
+    run: list[Any] = []
+    for block in [*message.content, None]:
+        if block is not None and not isinstance(block, ServerToolBlock):
+            run.append(block)
+            continue
+        if run:
+            items.append({"role": "user", "content": _user_content(run, where)})
+            run = []
+        if block is not None and block.dialect == DIALECT:
+            items.append(copy.deepcopy(block.data))
+    return items
 
 
 def _arguments(block: ToolCallBlock) -> str:
@@ -112,6 +147,8 @@ def _assistant(message: AssistantMessage, ids: dict[str, str]) -> list[dict[str,
             if block.signature:
                 call["id"] = block.signature
             items.append(call)
+        elif isinstance(block, ServerToolBlock) and block.dialect == DIALECT:
+            items.append(copy.deepcopy(block.data))
     return items
 
 
@@ -169,7 +206,7 @@ def _input_items(
         if isinstance(message, SystemMessage):
             items.append({"role": system_role, "content": "".join(b.text for b in message.content)})
         elif isinstance(message, UserMessage):
-            items.append({"role": "user", "content": _user_content(list(message.content), where)})
+            items += _user(message, where)
         elif isinstance(message, AssistantMessage):
             items += _assistant(message, ids)
         else:
@@ -190,17 +227,18 @@ def encode(conv: Conversation, profile: ProviderProfile) -> WireRequest:
         body["store"] = False
         if info.reasoning:
             body["include"] = ["reasoning.encrypted_content"]
-    if conv.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                **({"description": t.description} if t.description else {}),
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in conv.tools
-        ]
+    tools = [
+        {
+            "type": "function",
+            "name": t.name,
+            **({"description": t.description} if t.description else {}),
+            "parameters": t.parameters,
+            "strict": False,
+        }
+        for t in conv.tools
+    ] + server_tool_specs(opts)
+    if tools:
+        body["tools"] = tools
     if opts.tool_choice is not None:
         body["tool_choice"] = _tool_choice(opts.tool_choice)
     if opts.max_tokens is not None:

@@ -11,7 +11,10 @@ Item kinds with a canonical form:
   `reasoning_text` content when there is no summary), its `signature` the item's `id` and
   `encrypted_content` as compact JSON (see `reasoning_signature`), so it can be sent back.
 
-Built-in tool items are skipped (`BUILTIN_TOOL_ITEMS`), and so is any unknown item type.
+- a built-in tool item (`BUILTIN_TOOL_ITEMS`: `web_search_call`, `mcp_call`, …): a `server_tool`
+  block holding the item whole (see `server_tool_block`), so it can go back as it came.
+
+Any other item type is skipped.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import Any
 import orjson
 
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_responses.tables import INCOMPLETE_REASONS, STATUS_STOPS
-from conformance.model import Usage
+from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS, DIALECT, INCOMPLETE_REASONS, STATUS_STOPS
+from conformance.jsonvalue import MAX_DEPTH, depth
+from conformance.model import ServerToolBlock, Usage
 
 SUMMARY_SEPARATOR = "\n\n"
 """Between two summary parts of one reasoning item."""
@@ -67,6 +71,21 @@ def reasoning_text(item: dict[str, Any]) -> str:
     return "".join(text_of(p.get("text")) for p in parts if isinstance(p, dict))
 
 
+def server_tool_block(item: dict[str, Any]) -> ServerToolBlock | None:
+    """A built-in tool item as a `server_tool` block: `name` is its `type`, `id` and `status` its
+    own, `data` the item itself. None for an item nested too deep to be written back as JSON."""
+    if depth(item) > MAX_DEPTH:
+        return None
+    item_id, status = item.get("id"), item.get("status")
+    return ServerToolBlock(
+        dialect=DIALECT,
+        name=text_of(item.get("type")),
+        id=item_id if isinstance(item_id, str) else None,
+        status=status if isinstance(status, str) else None,
+        data=item,
+    )
+
+
 class ItemState:
     """Per-response state: which items were seen, whether the answer was a refusal."""
 
@@ -88,6 +107,14 @@ class ItemState:
             self.builder.close(key)
         elif kind == "reasoning":
             self.builder.thinking(key, reasoning_text(item), signature=reasoning_signature(item))
+        elif kind in BUILTIN_TOOL_ITEMS:
+            self.server_tool(key, item)
+
+    def server_tool(self, key: Hashable, item: dict[str, Any]) -> None:
+        """Open (or bring up to date) the server-tool block of a built-in tool item."""
+        block = server_tool_block(item)
+        if block is not None:
+            self.builder.server_tool(key, block)
 
     def call(self, key: Hashable, item: dict[str, Any]) -> None:
         call_id = item.get("call_id")

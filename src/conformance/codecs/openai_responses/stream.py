@@ -5,22 +5,24 @@ index (item ids are not unique everywhere: xAI repeats a reasoning item's id), f
 item id when an event has no index:
 
 - `response.output_item.added` opens function calls (id, name and item id come from here: the
-  argument events may lack them) and reasoning items;
+  argument events may lack them), reasoning items and built-in tool items (a `server_tool` block
+  in its first state, so a cut stream still shows the work that began);
 - `response.output_text.delta` / `response.refusal.delta` extend a text part of a message item,
   `response.function_call_arguments.delta` (and `custom_tool_call_input.delta`) a call's
   arguments, `response.reasoning_summary_text.delta` (a blank line between summary parts) and
   `response.reasoning_text.delta` the thinking of a reasoning item;
 - `response.output_item.done` is authoritative: it ends a call, sets the reasoning signature from
-  the final `encrypted_content` (the one in `added` may be incomplete), and supplies the whole
-  item when its deltas never came;
+  the final `encrypted_content` (the one in `added` may be incomplete), replaces a built-in tool
+  item with its final form, and supplies the whole item when its deltas never came;
 - `response.completed` / `response.incomplete` / `response.failed` end the stream with usage and
-  stop reason (items of the final response that were never streamed are added);
+  stop reason (items of the final response that were never streamed are added, and built-in tool
+  items take their form in the final response);
 - an `error` event (either shape) ends the message with the typed error, the partial kept; the
   `response.failed` that usually follows changes nothing.
 
 A stream without a terminal event (a trailing `data: [DONE]` is accepted, not required) ends with
 `stream_interrupted`. Every other event type (`response.created`, annotations, built-in tool
-progress, keep-alives) is skipped.
+progress such as `response.web_search_call.searching`, keep-alives) is skipped.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from conformance.codecs.openai_responses.items import (
     reasoning_signature,
     text_of,
 )
+from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS
 from conformance.codecs.sse_stream import SSEStream
 from conformance.model import DoneEvent, ErrorEvent, ProviderError, StartEvent
 
@@ -153,6 +156,8 @@ class OpenAIResponsesStream(SSEStream):
             self._state.call(key, item)
         elif item.get("type") == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
+        elif item.get("type") in BUILTIN_TOOL_ITEMS:
+            self._state.server_tool(key, item)
 
     def _done_item(self, data: dict[str, Any]) -> None:
         item = data.get("item")
@@ -168,6 +173,8 @@ class OpenAIResponsesStream(SSEStream):
             self._builder.close(key)
         elif kind == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
+        elif kind in BUILTIN_TOOL_ITEMS:
+            self._state.server_tool(key, item)
 
     def _terminal(self, data: dict[str, Any], kind: str) -> None:
         response = data.get("response")
@@ -176,7 +183,7 @@ class OpenAIResponsesStream(SSEStream):
         for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
                 key: Hashable = ("item", n)
-                if key not in self._seen:
+                if key not in self._seen or item.get("type") in BUILTIN_TOOL_ITEMS:
                     self._seen.add(key)
                     self._state.item(key, item)
         apply_response(self._state, response, items=False)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from conformance.model import ErrorKind, StopReason
 
+DIALECT = "openai_responses"
+"""The dialect's name, as `server_tool` blocks carry it."""
+
 INCOMPLETE_REASONS: dict[str, StopReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
@@ -62,6 +65,6 @@ BUILTIN_TOOL_ITEMS: frozenset[str] = frozenset(
         "compaction",
     }
 )
-"""Output items that record work the provider did itself (or ask the user's approval for it). The
-contract has no block for them (as for Anthropic's server tools): they are skipped, never turned
-into client tool calls; what they found reaches the message through the text that follows."""
+"""Output items that record work the provider's own tools did (or ask the user's approval for it).
+Each becomes a `server_tool` block holding the item whole, never a client tool call, and goes back
+unchanged in `input` (the API needs some of them there, e.g. an item its reasoning led to)."""

@@ -6,8 +6,8 @@
   ``function_call_output`` with the same ``call_id`` before the next message (calls at the very end
   may still be pending); a ``function_call_output`` answers an earlier call — unless
   ``previous_response_id`` is set, where the call may be in the stored response;
-- a ``reasoning`` item is followed by the item it led to (a function call or an assistant
-  message): "Item 'rs_…' of type 'reasoning' was provided without its required following item";
+- a ``reasoning`` item is followed by the item it led to (a function call, a built-in tool item
+  or an assistant message): "Item 'rs_…' of type 'reasoning' was provided without its required following item";
 - with ``store: false`` a reasoning item carries its ``encrypted_content`` (a bare id 404s:
   "Items are not persisted when store is set to false");
 - tools are flat (``name`` on the tool, no nested ``function``);
@@ -19,10 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS
 from conformance.codecs.validation import Violation, items, obj
 
 ROLES = frozenset({"user", "system", "developer", "assistant"})
-_FOLLOWERS = frozenset({"function_call", "custom_tool_call", "message", "reasoning"})
+_FOLLOWERS = frozenset({"function_call", "custom_tool_call", "message", "reasoning"}) | BUILTIN_TOOL_ITEMS
 
 
 def _calls(input_items: list[Any], previous: bool) -> list[Violation]:

@@ -7,6 +7,7 @@ Each rule is ``rule(messages, ctx) -> (new_messages, actions)``; `repair` runs t
 - `ids`: ``__thought__`` id suffixes, reused ids, ids rewritten to the provider's pattern;
 - `results`: failed turns, orphan, duplicate, displaced and missing tool results;
 - `thinking`: foreign thinking and signatures, thinking first in a message;
+- `server_tools`: server-tool blocks the target cannot take back;
 - `proxy`: the optional text-only Gemini-proxy mode;
 - `prefill`: no trailing whitespace on a final assistant text where the provider rejects it;
 - `content`: empty blocks and messages;

@@ -20,6 +20,7 @@ from conformance.runtime.repair.results import (
     place_tool_results,
     synthesize_missing_results,
 )
+from conformance.runtime.repair.server_tools import foreign_server_tools
 from conformance.runtime.repair.surrogates import replace_lone_surrogates
 from conformance.runtime.repair.thinking import foreign_thinking, thinking_first
 from conformance.runtime.repair.turns import alternate_roles, first_turn_user
@@ -34,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     place_tool_results,
     synthesize_missing_results,
     foreign_thinking,
+    foreign_server_tools,
     thinking_first,
     gemini_proxy,
     trim_prefill,

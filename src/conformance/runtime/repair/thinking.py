@@ -20,6 +20,7 @@ from conformance.model import (
     AssistantMessage,
     Message,
     RedactedThinkingBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -27,7 +28,7 @@ from conformance.model import (
 from conformance.runtime.repair.base import Action, Loss, RepairContext
 
 
-def _same_origin(message: AssistantMessage, ctx: RepairContext) -> bool:
+def same_origin(message: AssistantMessage, ctx: RepairContext) -> bool:
     """Same provider and model. A message with no origin is the caller's to vouch for: it counts as
     the target's (a model left out counts as the target model)."""
     if message.provider is None:
@@ -42,7 +43,7 @@ def _accepts_reasoning(ctx: RepairContext) -> bool:
 
 def _refusal(block: ThinkingBlock, message: AssistantMessage, ctx: RepairContext) -> str | None:
     """Why this thinking block may not be sent back as it is; None when it may."""
-    same = _same_origin(message, ctx)
+    same = same_origin(message, ctx)
     if not _accepts_reasoning(ctx):
         return f"{ctx.profile.name} does not accept reasoning in history"
     if block.signature is not None:
@@ -63,7 +64,7 @@ def foreign_thinking(messages: list[Message], ctx: RepairContext) -> tuple[list[
         if not isinstance(message, AssistantMessage):
             out.append(message)
             continue
-        same = _same_origin(message, ctx)
+        same = same_origin(message, ctx)
         content: list[ThinkingBlock | RedactedThinkingBlock | TextBlock | ToolCallBlock | object] = []
         changed = False
         for block in message.content:
@@ -100,11 +101,12 @@ def foreign_thinking(messages: list[Message], ctx: RepairContext) -> tuple[list[
 
 
 def thinking_first(messages: list[Message], ctx: RepairContext) -> tuple[list[Message], list[Action]]:
-    """Within an assistant message, move thinking blocks before the rest (relative order kept)."""
+    """Within an assistant message, move thinking blocks before the rest (relative order kept). A
+    message with server-tool blocks keeps its order: the provider wants its items back as it sent them."""
     out: list[Message] = []
     actions: list[Action] = []
     for i, message in enumerate(messages):
-        if isinstance(message, AssistantMessage):
+        if isinstance(message, AssistantMessage) and not any(isinstance(b, ServerToolBlock) for b in message.content):
             thinking = [b for b in message.content if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
             rest = [b for b in message.content if not isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
             if thinking + rest != message.content:
