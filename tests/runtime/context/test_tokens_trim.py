@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.model import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, Usage, UserMessage
+from conformance.model import AssistantMessage, Message, ToolCallBlock, ToolResultMessage, Usage, UserMessage, dump
 from conformance.runtime.context.tokens import ENCODING_URLS, count_tokens, estimate_tokens, exact_tokens, get_encoding
 from conformance.runtime.context.trim import TrimSettings, split_history, trim_history, user_turns
 from tests.runtime.builders import assistant, call, result, system, thinking, user
@@ -64,6 +64,15 @@ def test_exact_count_with_the_model_tokenizer() -> None:
     assert one is not None and two is not None
     assert two - one == 3 + 1 + 2  # per-message overhead, the role, two tokens of text
     assert exact_tokens([user("hi")], get_profile("anthropic"), None) is None  # no public tokenizer
+
+
+def test_the_count_request_may_leave_the_exact_count_out() -> None:
+    from conformance.runtime.context.api import handle
+
+    request = {"op": "count", "provider": "openai", "conversation": {"model": "gpt-4o", "messages": [dump(user("hi"))]}}
+    assert handle({**request, "exact": False})["exact"] is None
+    if get_encoding("o200k_base") is not None:
+        assert isinstance(handle(request)["exact"], int)
 
 
 TEXTS = [

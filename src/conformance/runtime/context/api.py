@@ -2,8 +2,9 @@
 
 Operations (`request["op"]`):
 
-- ``count`` — ``{conversation, provider}`` → ``{estimate, count: {tokens, source, baseline,
-  estimated}, exact}`` (`exact` is null where no tokenizer is to be had);
+- ``count`` — ``{conversation, provider, exact?}`` → ``{estimate, count: {tokens, source, baseline,
+  estimated}, exact}`` (`exact` is null where no tokenizer is to be had, or when the request says
+  ``exact: false``: loading a 200k-token vocabulary costs more than the rest of the count);
 - ``trim`` — ``{conversation, provider, settings: {max_history_tokens, keep_recent_user_turns,
   caps}}`` → ``{messages, actions, body, tokens_before, tokens_after}``: the trimmed history and
   the wire body the runtime sends for it;
@@ -100,7 +101,9 @@ def handle(
         return {
             "estimate": estimate_tokens(conv.messages, conv.tools),
             "count": count_tokens(conv.messages, conv.tools).to_json(),
-            "exact": exact_tokens(conv.messages, get_profile(_field(request, "provider")), conv.model),
+            "exact": exact_tokens(conv.messages, get_profile(_field(request, "provider")), conv.model)
+            if request.get("exact", True)
+            else None,
         }
     if op == "trim":
         conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
