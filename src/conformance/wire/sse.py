@@ -93,6 +93,9 @@ class SSEDecoder:
             self._skip_lf = False
             if text[0] == "\n":
                 text = text[1:]
+        if "\n" not in text and "\r" not in text:  # no line ends: nothing to read yet (small chunks)
+            self._tail += text
+            return []
         buf = self._tail + text if self._tail else text
         out: list[SSEFrame] = []
         if "\r" not in buf:
