@@ -41,7 +41,14 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     value = orjson.loads(data)
     # only text with more than MAX_DEPTH brackets can nest that deep: the common, short event
     # costs one length check (this sits on the per-event path of every stream)
-    if len(data) > MAX_DEPTH and (value.__class__ is dict or value.__class__ is list):
+    return bounded(data, value) if len(data) > MAX_DEPTH else value
+
+
+def bounded(data: bytes | bytearray | memoryview | str, value: Any) -> Any:
+    """`value` parsed from `data`, or `orjson.JSONDecodeError` when it nests deeper than `MAX_DEPTH`.
+    Hot paths call `orjson.loads` themselves and this only for text longer than `MAX_DEPTH`
+    (`loads` in one call costs a function call per stream event)."""
+    if value.__class__ is dict or value.__class__ is list:
         if isinstance(data, str):
             brackets = data.count("[") + data.count("{")
         else:

@@ -33,6 +33,7 @@ from conformance.codecs.anthropic.errors import error_from_payload
 from conformance.codecs.anthropic.vocabulary import END_EVENT, SERVER_BLOCKS, SERVER_DELTAS
 from conformance.codecs.builder import MessageBuilder, PartKind
 from conformance.exceptions import WireFormatError
+from conformance.jsonvalue import MAX_DEPTH, bounded
 from conformance.model import (
     AssistantMessage,
     DoneEvent,
@@ -106,7 +107,9 @@ class AnthropicStream:
         if self._ended:
             return
         try:
-            data = jsonvalue.loads(raw)
+            data = orjson.loads(raw)  # jsonvalue.loads inlined: this runs once per event
+            if len(raw) > MAX_DEPTH:
+                data = bounded(raw, data)
         except orjson.JSONDecodeError as exc:
             if final:  # the last frame of a cut stream; finish() reports the interruption
                 self._truncated = True

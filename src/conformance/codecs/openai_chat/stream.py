@@ -23,12 +23,12 @@ from typing import Any
 
 import orjson
 
-from conformance import jsonvalue
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.openai_chat.content import ChoiceState, first_choice, sources_of, usage_of
 from conformance.codecs.openai_chat.finish import body_error, fail, set_finish
 from conformance.codecs.sse_stream import SSEStream
+from conformance.jsonvalue import MAX_DEPTH, bounded
 from conformance.model import DoneEvent, ErrorEvent, StartEvent
 
 
@@ -40,6 +40,7 @@ class OpenAIChatStream(SSEStream):
     def __init__(self, profile: ProviderProfile, *, events: bool = True) -> None:
         super().__init__(MessageBuilder(provider=profile.name, events=events))
         self._profile = profile
+        self._sources = bool(profile.sources_fields)
         self._state = ChoiceState(profile, self._builder)
         self._done_sent = False
 
@@ -85,7 +86,9 @@ class OpenAIChatStream(SSEStream):
             self._started = True
             self._builder.emit(StartEvent)
         try:
-            data: Any = jsonvalue.loads(raw)
+            data: Any = orjson.loads(raw)  # jsonvalue.loads inlined: this runs once per event
+            if len(raw) > MAX_DEPTH:
+                data = bounded(raw, data)
         except orjson.JSONDecodeError:
             if final:  # the last frame of a cut stream, not corrupt data: finish() reports the cut
                 return
@@ -102,7 +105,7 @@ class OpenAIChatStream(SSEStream):
         usage = usage_of(data, self._profile) if data.get("usage") is not None or "x_groq" in data else None
         if usage is not None:
             self._builder.usage = usage
-        if self._profile.sources_fields:  # repeated on every chunk (Perplexity): the last list wins
+        if self._sources:  # repeated on every chunk (Perplexity): the last list wins
             sources = sources_of(data, self._profile)
             if sources is not None:
                 self._builder.sources = sources
