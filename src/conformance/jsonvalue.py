@@ -18,21 +18,22 @@ MAX_DEPTH = 200
 
 
 def depth(value: Any, *, stop: int = MAX_DEPTH + 1) -> int:
-    """How deep `value` nests (a scalar is 0), without recursion; stops counting at `stop`."""
+    """How deep `value` nests (a scalar is 0), without recursion; stops counting at `stop`.
+    Only containers are visited: a long flat list costs one type test per item."""
+    if not isinstance(value, dict | list):
+        return 0
     deepest = 0
-    stack = [(value, 1)]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level)
-        if deepest >= stop:
-            return deepest
-        stack.extend((child, level + 1) for child in children)
+        if level > deepest:
+            deepest = level
+            if deepest >= stop:
+                return deepest
+        below = level + 1
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                stack.append((child, below))
     return deepest
 
 
