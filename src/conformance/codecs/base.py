@@ -72,6 +72,9 @@ class Codec:
     stream_content_types: tuple[str, ...] = ("text/event-stream",)
     validate: Validator | None = None
     """The dialect's documented request rules, checked on a wire body (None: no rules checked)."""
+    server_tools: bool = False
+    """The encoder sends `options.server_tools` (tools the provider runs itself); elsewhere asking
+    for them is an `UnsupportedFeatureError`."""
 
 
 def header(headers: Mapping[str, str], name: str) -> str | None:

@@ -118,3 +118,26 @@ def test_the_turn_loop_refuses_before_sending_anything() -> None:
                 )
             )
     assert sent == []
+
+
+SEARCH = {
+    "openai_responses": [{"type": "web_search"}],
+    "anthropic": [{"type": "web_search_20250305", "name": "web_search"}],
+}
+
+
+@pytest.mark.parametrize("provider", matrix_providers())
+def test_server_tools_are_sent_where_the_dialect_has_them_and_refused_elsewhere(provider: str) -> None:
+    from conformance.codecs import codec_for
+
+    profile = get_profile(provider)
+    tools = SEARCH.get(profile.dialect, [{"type": "web_search"}])
+    conv = _conv(server_tools=tools)
+    if codec_for(profile).server_tools:
+        body = ReferenceRuntime().encode(conv, provider)
+        assert body["tools"] == tools
+        assert "server_tools" not in body
+    else:  # never an unknown field in the body, never silently left out
+        with pytest.raises(UnsupportedFeatureError) as info:
+            ReferenceRuntime().encode(conv, provider)
+        assert info.value.where == "options.server_tools"

@@ -18,6 +18,7 @@ CODEC = Codec(
     classify=classify,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
+    server_tools=True,
 )
 
 __all__ = ["CODEC", "AnthropicStream", "classify", "decode", "encode", "error_from_payload"]

@@ -19,6 +19,7 @@ CODEC = Codec(
     classify=classify,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
+    server_tools=True,
 )
 
 __all__ = ["CODEC", "OpenAIResponsesStream", "classify", "decode", "encode"]

@@ -31,6 +31,9 @@ from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import Scenario, load_scenarios
 
+SOURCE_ONLY_OPTIONS = frozenset({"server_tools"})
+"""Options in the source provider's own wire shape, which no other provider can be asked for."""
+
 
 def _continued(conv: Conversation, message: AssistantMessage) -> list[Message]:
     results: list[Message] = [
@@ -57,10 +60,12 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
                 continue
-            # the history is handed off, not the source's sampling options: those the target's
-            # model rejects are left out (`drop_unsupported`) rather than refused
+            # the history is handed off, not the source's options: sampling options the target's
+            # model rejects are left out (`drop_unsupported`) rather than refused, and the source's
+            # own server tools (declared in its wire shape) are not declared to the target
             asked = scenario.conversation(source)
-            conv = parse_conversation({**asked, "options": {**asked.get("options", {}), "drop_unsupported": True}})
+            options = {k: v for k, v in asked.get("options", {}).items() if k not in SOURCE_ONLY_OPTIONS}
+            conv = parse_conversation({**asked, "options": {**options, "drop_unsupported": True}})
             for it in load_cassette(path).interactions:
                 outcome = ctx.runtime.decode(
                     source,

@@ -6,6 +6,8 @@
 - `streaming: False`: a request that asks for a stream is an `UnsupportedFeatureError`;
 - `tool_use: False`: a request with tools or a tool choice is an `UnsupportedFeatureError` (models
   with prompt-based tools are `native_tools: False` instead);
+- `options.server_tools` on a dialect whose codec sends none (`Codec.server_tools`) is an
+  `UnsupportedFeatureError`, not an unknown field in the body or a silent drop;
 - `accepts_temperature: False` / `accepts_stop: False`: a request with `temperature` or `top_p` /
   `stop` is an `UnsupportedFeatureError` naming `options.<field>`, unless it sets
   `options.drop_unsupported`: then `runtime.budget.filter_options` removes them with a warning.
@@ -17,6 +19,9 @@ and `accepts_stop: False`, and `reasoning_max_tokens_field` (`max_completion_tok
 from __future__ import annotations
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs import codec_for
+from conformance.codecs.server_tools import OPTION as SERVER_TOOLS
+from conformance.codecs.server_tools import server_tool_specs
 from conformance.exceptions import UnsupportedFeatureError
 from conformance.model import Conversation, Message, SystemMessage, TextBlock, UserMessage
 from conformance.runtime.budget import check_options
@@ -30,6 +35,11 @@ def check_features(conv: Conversation, profile: ProviderProfile) -> None:
         raise UnsupportedFeatureError(f"{profile.name} model {model!r} does not stream", where="options.stream")
     if not info.tool_use and (conv.tools or conv.options.tool_choice is not None):
         raise UnsupportedFeatureError(f"{profile.name} model {model!r} takes no tools", where="tools")
+    if server_tool_specs(conv.options) and not codec_for(profile).server_tools:
+        raise UnsupportedFeatureError(
+            f"{profile.name} runs no tools of its own in the {profile.dialect} dialect",
+            where=f"options.{SERVER_TOOLS}",
+        )
     check_options(conv.options, profile, model)
 
 
