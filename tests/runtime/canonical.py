@@ -9,6 +9,7 @@ from conformance.model import (
     AssistantMessage,
     Message,
     RedactedThinkingBlock,
+    ServerToolBlock,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -61,7 +62,9 @@ def _assistant(
 ) -> list[str]:
     out: list[str] = []
     kinds = [isinstance(b, ThinkingBlock | RedactedThinkingBlock) for b in message.content]
-    if kinds != sorted(kinds, reverse=True):
+    # a message holding server-tool blocks keeps the order it was received in (normalized-form.md)
+    in_received_order = any(isinstance(b, ServerToolBlock) for b in message.content)
+    if kinds != sorted(kinds, reverse=True) and not in_received_order:
         out.append(f"{i}: thinking after other blocks")
     same = message.provider is None or (message.provider == profile.name and message.model in (None, model))
     for block in message.content:

@@ -74,3 +74,27 @@ def test_a_users_answer_goes_only_to_its_dialect() -> None:
     res = run(messages, "anthropic")
     assert rules(res) == ["foreign_server_tool"]
     assert dumped(res.messages)[2] == dumped([user("Yes.")])[0]
+
+
+def test_unsigned_thinking_written_as_text_stays_where_it_was_in_a_message_kept_in_order() -> None:
+    from conformance.model import Message, RedactedThinkingBlock, ThinkingBlock
+    from conformance.runtime.repair import RepairOptions
+    from tests.runtime.canonical import canonical_violations
+
+    use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}
+    found = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    blocks = [ServerToolBlock(dialect="anthropic", name=b["type"], id="srvtoolu_1", data=b) for b in (use, found)]
+    made = {"provider": "anthropic", "model": get_profile("anthropic").default_model}
+    content = [ThinkingBlock(thinking="plan"), RedactedThinkingBlock(data="opaque"), *blocks, TextBlock(text="ok")]
+    messages: list[Message] = [user("q"), AssistantMessage(content=content, **made), user("q2")]
+    res = repair(messages, get_profile("anthropic"), options=RepairOptions(foreign_thinking="text"))
+    # an unsigned thinking block cannot go back to Anthropic: it becomes text in its place, and the
+    # message keeps the order its server blocks came in (nothing is moved around them)
+    assert [b.type for b in res.messages[1].content] == [
+        "text",
+        "redacted_thinking",
+        "server_tool",
+        "server_tool",
+        "text",
+    ]
+    assert canonical_violations(res.messages, get_profile("anthropic"), made["model"]) == []
