@@ -62,9 +62,12 @@ def _assistant(
 ) -> list[str]:
     out: list[str] = []
     kinds = [isinstance(b, ThinkingBlock | RedactedThinkingBlock) for b in message.content]
-    # a message holding server-tool blocks keeps the order it was received in (normalized-form.md)
+    # a message holding server-tool blocks keeps the order it was received in (normalized-form.md),
+    # but never ends on thinking: reasoning leads to a later item
     in_received_order = any(isinstance(b, ServerToolBlock) for b in message.content)
-    if kinds != sorted(kinds, reverse=True) and not in_received_order:
+    if in_received_order and kinds and kinds[-1] and not all(kinds):
+        out.append(f"{i}: thinking at the end of a message kept in received order")
+    elif kinds != sorted(kinds, reverse=True) and not in_received_order:
         out.append(f"{i}: thinking after other blocks")
     same = message.provider is None or (message.provider == profile.name and message.model in (None, model))
     for block in message.content:

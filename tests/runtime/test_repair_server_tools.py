@@ -98,3 +98,11 @@ def test_unsigned_thinking_written_as_text_stays_where_it_was_in_a_message_kept_
         "text",
     ]
     assert canonical_violations(res.messages, get_profile("anthropic"), made["model"]) == []
+
+
+def test_thinking_at_the_end_of_a_message_kept_in_order_moves_to_the_front() -> None:
+    # a provider's reasoning always leads to a later item: trailing thinking is damage
+    messages = [user("q"), assistant(SEARCH, "It is sunny.", thinking(), **OPENAI), user("q2")]
+    res = run(messages, "openai_responses", model="gpt-5-mini")
+    assert [b.type for b in res.messages[1].content] == ["thinking", "server_tool", "text"]
+    assert rules(res) == ["thinking_first"]

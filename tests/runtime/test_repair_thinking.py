@@ -90,3 +90,15 @@ def test_thinking_moves_before_text_and_tool_calls() -> None:
         [user("q"), assistant(thinking(), "a", call("c1"), **CLAUDE), result("c1"), user("q2")]
     )
     assert rules(res) == ["thinking_first"]
+
+
+def test_an_assistant_turn_with_thinking_alone_is_removed_with_a_warning() -> None:
+    # its answer was empty: a reasoning item must lead to an item (Responses), and no provider
+    # takes a turn that answers nothing
+    messages = [user("q"), assistant(thinking(), "  ", provider="openai_responses"), user("again")]
+    res = run(messages, "openai_responses")
+    assert dumped(res.messages) == dumped([user("q"), user("again")])  # Responses takes two user turns
+    assert rules(res) == ["drop_empty_blocks", "drop_thinking_only"]
+    assert res.warnings == [
+        "drop_thinking_only (message 1): assistant message with 1 thinking block(s) and no answer removed"
+    ]

@@ -5,6 +5,10 @@ Gemini signature may arrive on an empty text part and must go back on it); a thi
 text and no signature; redacted thinking with no data; an image with neither data nor url. A tool
 result is never removed for being empty (its call would lose its answer), and an assistant message
 may consist of tool calls alone. Removing empty things loses nothing, so these actions do not warn.
+
+An assistant message left with thinking alone (its answer was empty, or never came) is removed as
+well, with a warning: reasoning must lead to an item (the Responses API rejects a reasoning item
+without one, and no provider takes a turn that answers nothing).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.model import (
+    AssistantMessage,
     ImageBlock,
     Message,
     RedactedThinkingBlock,
@@ -19,7 +24,9 @@ from conformance.model import (
     ThinkingBlock,
     ToolResultMessage,
 )
-from conformance.runtime.repair.base import Action, RepairContext
+from conformance.runtime.repair.base import Action, Loss, RepairContext
+
+THINKING = (ThinkingBlock, RedactedThinkingBlock)
 
 
 def is_empty_block(block: Any) -> bool:
@@ -45,6 +52,10 @@ def drop_empty(messages: list[Message], ctx: RepairContext) -> tuple[list[Messag
             message = message.model_copy(update={"content": kept})
         if not kept and not isinstance(message, ToolResultMessage):
             actions.append(Action("drop_empty_message", i, f"{message.role} message with no content removed"))
+            continue
+        if isinstance(message, AssistantMessage) and all(isinstance(b, THINKING) for b in kept):
+            detail = f"assistant message with {len(kept)} thinking block(s) and no answer removed"
+            actions.append(Loss("drop_thinking_only", i, detail))
             continue
         out.append(message)
     return out, actions

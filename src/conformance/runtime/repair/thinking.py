@@ -101,16 +101,26 @@ def foreign_thinking(messages: list[Message], ctx: RepairContext) -> tuple[list[
 
 
 def thinking_first(messages: list[Message], ctx: RepairContext) -> tuple[list[Message], list[Action]]:
-    """Within an assistant message, move thinking blocks before the rest (relative order kept). A
-    message with server-tool blocks keeps its order: the provider wants its items back as it sent them."""
+    """Within an assistant message, move thinking blocks before the rest (relative order kept).
+
+    A message with server-tool blocks keeps its order (the provider wants its items back as it sent
+    them, reasoning interleaved with them), except thinking at its very end: reasoning always leads
+    to a later item, so trailing thinking is damage and moves to the front like any other."""
     out: list[Message] = []
     actions: list[Action] = []
     for i, message in enumerate(messages):
-        if isinstance(message, AssistantMessage) and not any(isinstance(b, ServerToolBlock) for b in message.content):
-            thinking = [b for b in message.content if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
-            rest = [b for b in message.content if not isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
-            if thinking + rest != message.content:
+        if isinstance(message, AssistantMessage):
+            content = list(message.content)
+            if any(isinstance(b, ServerToolBlock) for b in content):
+                end = len(content)
+                while end > 0 and isinstance(content[end - 1], ThinkingBlock | RedactedThinkingBlock):
+                    end -= 1
+                reordered = content[end:] + content[:end] if end else content
+            else:
+                thinking = [b for b in content if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+                reordered = thinking + [b for b in content if not isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+            if reordered != content:
                 actions.append(Action("thinking_first", i, "thinking blocks moved before text and tool calls"))
-                message = message.model_copy(update={"content": thinking + rest})
+                message = message.model_copy(update={"content": reordered})
         out.append(message)
     return out, actions
