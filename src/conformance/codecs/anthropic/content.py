@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.codecs.anthropic.vocabulary import DIALECT, SERVER_BLOCKS, STOP_REASONS
+from conformance.codecs.anthropic.vocabulary import DIALECT, STOP_REASONS, is_server_block
 from conformance.codecs.builder import MessageBuilder
 from conformance.exceptions import WireFormatError
 from conformance.jsonvalue import MAX_DEPTH, depth
@@ -68,7 +68,7 @@ def add_block(builder: MessageBuilder, index: int, block: Mapping[str, Any], *, 
             name=_str(block, "name") or None,
             arguments=block.get("input", {}) if whole else None,
         )
-    elif kind in SERVER_BLOCKS:
+    elif is_server_block(kind):
         server = server_block(block)
         if server is None:
             return False

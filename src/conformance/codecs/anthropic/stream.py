@@ -30,7 +30,7 @@ from conformance.codecs.anthropic.content import (
     usage_of,
 )
 from conformance.codecs.anthropic.errors import error_from_payload
-from conformance.codecs.anthropic.vocabulary import END_EVENT, SERVER_BLOCKS, SERVER_DELTAS
+from conformance.codecs.anthropic.vocabulary import END_EVENT, SERVER_DELTAS, is_server_block
 from conformance.codecs.builder import MessageBuilder, PartKind
 from conformance.exceptions import WireFormatError
 from conformance.jsonvalue import MAX_DEPTH, bounded
@@ -152,7 +152,7 @@ class AnthropicStream:
         block = as_object(payload.get("content_block"), f"{where}: content_block")
         if not add_block(self._builder, index, block, whole=False):
             self._skipped.add(index)
-        elif block.get("type") in SERVER_BLOCKS:
+        elif is_server_block(block.get("type")):
             self._server[index] = (block, {})
         elif block.get("type") == "tool_use" and isinstance(block.get("input"), dict) and block["input"]:
             self._placeholders[index] = block["input"]

@@ -67,6 +67,13 @@ SERVER_BLOCKS: frozenset[str] = frozenset(
 """Content blocks of work the API did itself (its server tools, MCP connector calls, context
 compaction): each becomes a `server_tool` block holding the block whole, sent back unchanged."""
 
+
+def is_server_block(kind: object) -> bool:
+    """Whether a content block's `type` names a server-side block (a `type` that is not a string,
+    as hostile input may send, is none)."""
+    return isinstance(kind, str) and kind in SERVER_BLOCKS
+
+
 SERVER_DELTAS: dict[str, tuple[str, str]] = {
     "input_json_delta": ("partial_json", "input"),
     "compaction_delta": ("content", "content"),

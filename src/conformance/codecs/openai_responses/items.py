@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from conformance.codecs.builder import MessageBuilder
-from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS, DIALECT, INCOMPLETE_REASONS, STATUS_STOPS
+from conformance.codecs.openai_responses.tables import DIALECT, INCOMPLETE_REASONS, STATUS_STOPS, is_builtin_item
 from conformance.jsonvalue import MAX_DEPTH, depth
 from conformance.model import ServerToolBlock, Usage
 
@@ -107,7 +107,7 @@ class ItemState:
             self.builder.close(key)
         elif kind == "reasoning":
             self.builder.thinking(key, reasoning_text(item), signature=reasoning_signature(item))
-        elif kind in BUILTIN_TOOL_ITEMS:
+        elif is_builtin_item(kind):
             self.server_tool(key, item)
 
     def server_tool(self, key: Hashable, item: dict[str, Any]) -> None:

@@ -43,7 +43,7 @@ from conformance.codecs.openai_responses.items import (
     reasoning_signature,
     text_of,
 )
-from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS
+from conformance.codecs.openai_responses.tables import is_builtin_item
 from conformance.codecs.sse_stream import SSEStream
 from conformance.model import DoneEvent, ErrorEvent, ProviderError, StartEvent
 
@@ -156,7 +156,7 @@ class OpenAIResponsesStream(SSEStream):
             self._state.call(key, item)
         elif item.get("type") == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
-        elif item.get("type") in BUILTIN_TOOL_ITEMS:
+        elif is_builtin_item(item.get("type")):
             self._state.server_tool(key, item)
 
     def _done_item(self, data: dict[str, Any]) -> None:
@@ -173,7 +173,7 @@ class OpenAIResponsesStream(SSEStream):
             self._builder.close(key)
         elif kind == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
-        elif kind in BUILTIN_TOOL_ITEMS:
+        elif is_builtin_item(kind):
             self._state.server_tool(key, item)
 
     def _terminal(self, data: dict[str, Any], kind: str) -> None:
@@ -183,7 +183,7 @@ class OpenAIResponsesStream(SSEStream):
         for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
                 key: Hashable = ("item", n)
-                if key not in self._seen or item.get("type") in BUILTIN_TOOL_ITEMS:
+                if key not in self._seen or is_builtin_item(item.get("type")):
                     self._seen.add(key)
                     self._state.item(key, item)
         apply_response(self._state, response, items=False)

@@ -68,3 +68,9 @@ BUILTIN_TOOL_ITEMS: frozenset[str] = frozenset(
 """Output items that record work the provider's own tools did (or ask the user's approval for it).
 Each becomes a `server_tool` block holding the item whole, never a client tool call, and goes back
 unchanged in `input` (the API needs some of them there, e.g. an item its reasoning led to)."""
+
+
+def is_builtin_item(kind: object) -> bool:
+    """Whether an item's `type` names a built-in tool item (a `type` that is not a string, as
+    hostile input may send, is none)."""
+    return isinstance(kind, str) and kind in BUILTIN_TOOL_ITEMS

@@ -77,6 +77,7 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
         follower = following.get("type", "message")
         if (
             not following
+            or not isinstance(follower, str)
             or follower not in _FOLLOWERS
             or (follower == "message" and following.get("role") != "assistant")
         ):
