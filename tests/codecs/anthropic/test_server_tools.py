@@ -164,3 +164,10 @@ def test_a_responses_item_is_not_sent_to_anthropic() -> None:
     ]
     body = ReferenceRuntime().encode(_conversation(content), "anthropic")
     assert body["messages"][1]["content"] == [{"type": "text", "text": "Sunny."}]
+
+
+def test_a_block_whose_type_is_not_a_string_is_no_server_block() -> None:
+    # hostile input: a list is no block type (it used to crash the server-block lookup)
+    outcome = json_outcome(_json([{"type": ["server_tool_use"], "id": "srvtoolu_1"}, {"type": "text", "text": "ok"}]))
+    assert outcome.message is not None
+    assert [b.type for b in outcome.message.content] == ["text"]

@@ -120,3 +120,11 @@ def test_http_errors_use_the_chat_envelope_and_response_codes() -> None:
     }
     out = decode_json(flagged, status=400)
     assert out.error is not None and out.error.kind == "content_filter"
+
+
+def test_an_item_whose_type_is_not_a_string_is_an_unknown_item() -> None:
+    # hostile input: a list is no item type (it used to crash the built-in item lookup)
+    odd = {**MESSAGE, "id": "msg_odd", "type": []}
+    out = decode_json(response([odd, MESSAGE]))
+    assert out.message is not None
+    assert out.message.content == [TextBlock(text="19", signature="msg_0c3")]
