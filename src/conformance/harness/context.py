@@ -82,6 +82,11 @@ def unplayed_failure(scenario: Scenario, provider: str, unplayed: list[int], **f
     return result(scenario, provider, "fail", f"interactions {unplayed} of the cassette were never played", **fields)
 
 
+def mismatch_failure(scenario: Scenario, provider: str, exc: Exception, **fields: Any) -> ScenarioResult:
+    """A fail for a request the cassette does not hold (the replay's `ReplayMismatch`)."""
+    return result(scenario, provider, "fail", f"request not in cassette: {exc}", **fields)
+
+
 def judge(
     scenario: Scenario,
     provider: str,

@@ -35,7 +35,7 @@ from typing import Any
 
 from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
+from conformance.harness.context import HarnessContext, judge, mismatch_failure, requires, result, unplayed_failure
 from conformance.model import MESSAGES_ADAPTER
 from conformance.replay.cassette import Cassette, load_cassette
 from conformance.replay.player import CassetteTransport, ReplayMismatch
@@ -170,7 +170,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         try:
             answer = runtime.context(request, transport)
         except ReplayMismatch as exc:
-            return result(scenario, provider, "fail", f"request not in cassette: {exc}", cassette=rel)
+            return mismatch_failure(scenario, provider, exc, cassette=rel)
         unplayed = transport.unplayed()
         actual = _read_session(directory)
         error = answer.get("error")

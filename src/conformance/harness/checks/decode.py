@@ -6,7 +6,14 @@ from pydantic import ValidationError
 
 from conformance.compare import ScenarioResult
 from conformance.harness.checks.common import canonical_outcome, expected_outcome, split
-from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
+from conformance.harness.context import (
+    HarnessContext,
+    judge,
+    mismatch_failure,
+    requires,
+    result,
+    unplayed_failure,
+)
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence
 from conformance.replay.player import ReplayMismatch, ReplaySession
@@ -36,15 +43,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         try:
             response = session.send(recorded.method, recorded.uri, body)
         except ReplayMismatch as exc:
-            return result(
-                scenario,
-                provider,
-                "fail",
-                f"request not in cassette: {exc}",
-                cassette=rel,
-                evidence=evidence,
-                expected=expected,
-            )
+            return mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
         unplayed = session.unplayed()
     actual = ctx.runtime.decode(
         provider,

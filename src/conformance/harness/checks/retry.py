@@ -26,7 +26,7 @@ from typing import Any
 from conformance.capabilities import get_profile
 from conformance.compare import DiffEntry, ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.context import HarnessContext, judge, requires, result, unplayed_failure
+from conformance.harness.context import HarnessContext, judge, mismatch_failure, requires, result, unplayed_failure
 from conformance.model import AssistantMessage, ProviderError
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence, load_cassette
@@ -130,15 +130,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     try:
         outcome = ctx.runtime.turn(request)
     except ReplayMismatch as exc:
-        return result(
-            scenario,
-            provider,
-            "fail",
-            f"request not in cassette: {exc}",
-            cassette=rel,
-            evidence=evidence,
-            expected=expected,
-        )
+        return mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
     named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
     actual = {
         "requests": [{"key": _key_index(r, keys)} if i in named else {} for i, r in enumerate(transport.log)],
