@@ -35,7 +35,9 @@ _STOP: dict[str, str] = {
 }
 
 
-def _client(status: int, headers: Mapping[str, str], body: bytes) -> openai.OpenAI:
+def openai_client(status: int, headers: Mapping[str, str], body: bytes) -> openai.OpenAI:
+    """An `openai` client whose every request is answered offline with these bytes."""
+
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(status, headers=list(headers.items()), content=body, request=request)
 
@@ -44,7 +46,8 @@ def _client(status: int, headers: Mapping[str, str], body: bytes) -> openai.Open
     )
 
 
-def _arguments(text: str | None) -> dict[str, Any]:
+def arguments_object(text: str | None) -> dict[str, Any]:
+    """Tool-call arguments as the SDK leaves them (a JSON string) read as an object; {} otherwise."""
     if not text or not text.strip():
         return {}
     try:
@@ -59,7 +62,7 @@ class SDKCannotRead(Exception):
 
 
 def sdk_completion(status: int, headers: Mapping[str, str], body: bytes, stream: bool) -> Any | None:
-    with _client(status, headers, body) as client:
+    with openai_client(status, headers, body) as client:
         try:
             if stream:
                 state = ChatCompletionStreamState()
@@ -86,13 +89,13 @@ def summarize(completion: Any) -> Summary:
     message = choice.message if choice is not None else None
     text = (_text(message.content) + (message.refusal or "")) if message is not None else ""
     calls = [
-        (c.function.name, _arguments(c.function.arguments))
+        (c.function.name, arguments_object(c.function.arguments))
         for c in ((message.tool_calls or []) if message is not None else [])
         if getattr(c, "function", None) is not None
     ]
     legacy = getattr(message, "function_call", None) if message is not None else None
     if legacy is not None and legacy.name:  # the deprecated functions API, which the SDK still parses
-        calls.append((legacy.name, _arguments(legacy.arguments)))
+        calls.append((legacy.name, arguments_object(legacy.arguments)))
     raw = choice.finish_reason if choice is not None else None
     stop = (_STOP.get(raw) or f"{UNLISTED}{raw}") if raw is not None else None
     if stop == "stop" and message is not None and message.refusal:

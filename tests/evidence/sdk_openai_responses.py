@@ -10,15 +10,14 @@ ended for the tool, an incomplete one for its `incomplete_details.reason`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-import httpx2
 import openai
 from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
 
+from tests.evidence.sdk_openai_chat import SDKCannotRead, arguments_object, openai_client
 from tests.evidence.summary import ServerTool, Summary
 
 _CLIENT_ITEMS = frozenset({"message", "function_call", "custom_tool_call", "reasoning"})
@@ -28,33 +27,10 @@ _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 
-class SDKCannotRead(Exception):
-    """The SDK raised while reading bytes that our decoder reads."""
-
-
-def _client(status: int, headers: Mapping[str, str], body: bytes) -> openai.OpenAI:
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(status, headers=list(headers.items()), content=body, request=request)
-
-    return openai.OpenAI(
-        api_key="test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
-    )
-
-
-def _arguments(text: str | None) -> dict[str, Any]:
-    if not text or not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def sdk_response(status: int, headers: Mapping[str, str], body: bytes, stream: bool) -> Any | None:
     """The SDK's response object (for a stream: the accumulated snapshot at its terminal event, or
     at the end of a cut stream); None when the SDK reports an API error."""
-    with _client(status, headers, body) as client:
+    with openai_client(status, headers, body) as client:
         try:
             if not stream:
                 return client.responses.create(model="replay", input="replay")
@@ -86,7 +62,7 @@ def summarize(response: Any) -> Summary:
                     text += part.refusal
                     refused = True
         elif item.type == "function_call":
-            calls.append((item.name, _arguments(item.arguments)))
+            calls.append((item.name, arguments_object(item.arguments)))
     status = getattr(response, "status", None)
     stop: str | None = None
     if status == "completed":
