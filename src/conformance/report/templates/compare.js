@@ -4,7 +4,6 @@
   var data = JSON.parse(document.getElementById("compare-data").textContent);
   var SYMBOLS = data.symbols;
   var RUNTIMES = data.runtimes;
-  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
   var detail = document.getElementById("detail");
   var body = document.getElementById("detail-body");
   var title = document.getElementById("detail-title");
@@ -46,27 +45,8 @@
     head.appendChild(el("span", "check", r.check));
     box.appendChild(head);
     if (r.verdict === "pass") return box;
-    var inner = el("div", "body");
-    if (r.title) inner.appendChild(el("p", "rtitle", r.title));
-    var reason = el("p", "reason");
-    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
-    reason.appendChild(document.createTextNode(r.reason || "\u2014"));
-    inner.appendChild(reason);
-    var facts = el("dl", "facts");
-    [["cassette", r.cassette], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
-      if (kv[1] === null || kv[1] === undefined) return;
-      facts.appendChild(el("dt", null, kv[0]));
-      facts.appendChild(el("dd", null, kv[1]));
-    });
-    if (facts.childNodes.length) inner.appendChild(facts);
-    if (r.diff && r.diff.length) {
-      inner.appendChild(el("h4", null, r.diff.length + (r.diff.length === 1 ? " difference" : " differences") + " (path: expected \u2192 actual)"));
-      var list = el("ul", "diff");
-      list.setAttribute("aria-label", "differences");
-      r.diff.forEach(function (d) { list.appendChild(diffItem(d)); });
-      inner.appendChild(list);
-    }
-    if ((r.expected !== null && r.expected !== undefined) || (r.actual !== null && r.actual !== undefined)) {
+    var inner = resultBody(r, [["cassette", r.cassette], ["scenario", r.scenario_path], ["examples", r.examples]]);
+    if (hasForms(r)) {
       var forms = el("details", "forms");
       forms.appendChild(el("summary", null, "expected and actual normalized forms"));
       var sides = el("div", "sides");
@@ -145,32 +125,14 @@
       if (!cell) {
         block.appendChild(el("p", "muted", "This runtime's matrix has no cell for " + spot.feature + " on " + spot.provider + "."));
       } else {
-        cell.results.slice().sort(function (a, b) {
-          return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict];
-        }).forEach(function (r) { block.appendChild(renderResult(r)); });
+        byVerdict(cell.results).forEach(function (r) { block.appendChild(renderResult(r)); });
       }
       body.appendChild(block);
     });
-    detail.hidden = false;
-    detail.scrollTop = 0;
-    closeButton.focus();
-    if (history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(key));
+    showDetail(key);
   }
 
-  function closeDetail() {
-    if (detail.hidden) return;
-    detail.hidden = true;
-    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
-    if (history.replaceState) history.replaceState(null, "", location.pathname + location.search);
-    if (opener) opener.focus();
-  }
-
-  document.addEventListener("click", function (event) {
-    var target = event.target.closest("[data-open]");
-    if (target) openSpot(target.getAttribute("data-open"), target);
-  });
-  closeButton.addEventListener("click", closeDetail);
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
+  wireDetail(openSpot);
 
   var providerFilter = document.getElementById("filter-provider");
   var statusFilter = document.getElementById("filter-status");

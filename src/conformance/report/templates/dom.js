@@ -1,5 +1,11 @@
-  // Shared by report.js and compare.js (included inside each one's function): DOM helpers that
-  // write untrusted text with textContent only.
+  // Shared by report.js and compare.js (included inside each one's function, after its `detail`,
+  // `closeButton` and `opener`): DOM helpers that write untrusted text with textContent only, and
+  // the detail panel both pages open from a [data-open] element.
+  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
+
+  function byVerdict(results) {
+    return results.slice().sort(function (a, b) { return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict]; });
+  }
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -29,4 +35,58 @@
     else values.appendChild(el("ins", "act", short(entry.actual)));
     li.appendChild(values);
     return li;
+  }
+
+  // A result's title, reason, facts (name/value pairs, empty ones left out) and differences.
+  function resultBody(r, facts) {
+    var inner = el("div", "body");
+    if (r.title) inner.appendChild(el("p", "rtitle", r.title));
+    var reason = el("p", "reason");
+    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
+    reason.appendChild(document.createTextNode(r.reason || "\u2014"));
+    inner.appendChild(reason);
+    var list = el("dl", "facts");
+    facts.forEach(function (kv) {
+      if (kv[1] === null || kv[1] === undefined) return;
+      list.appendChild(el("dt", null, kv[0]));
+      list.appendChild(el("dd", null, kv[1]));
+    });
+    if (list.childNodes.length) inner.appendChild(list);
+    if (r.diff && r.diff.length) {
+      inner.appendChild(el("h4", null, r.diff.length + (r.diff.length === 1 ? " difference" : " differences") + " (path: expected \u2192 actual)"));
+      var diff = el("ul", "diff");
+      diff.setAttribute("aria-label", "differences");
+      r.diff.forEach(function (d) { diff.appendChild(diffItem(d)); });
+      inner.appendChild(diff);
+    }
+    return inner;
+  }
+
+  function hasForms(r) {
+    return (r.expected !== null && r.expected !== undefined) || (r.actual !== null && r.actual !== undefined);
+  }
+
+  function showDetail(key) {
+    detail.hidden = false;
+    detail.scrollTop = 0;
+    closeButton.focus();
+    if (history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(key));
+  }
+
+  function closeDetail() {
+    if (detail.hidden) return;
+    detail.hidden = true;
+    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
+    if (history.replaceState) history.replaceState(null, "", location.pathname + location.search);
+    if (opener) opener.focus();
+  }
+
+  // `open(key, from)` for a click on any [data-open] element; the close button and Escape close.
+  function wireDetail(open) {
+    document.addEventListener("click", function (event) {
+      var target = event.target.closest("[data-open]");
+      if (target) open(target.getAttribute("data-open"), target);
+    });
+    closeButton.addEventListener("click", closeDetail);
+    document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
   }

@@ -3,7 +3,6 @@
   // All data is untrusted text: it is read with JSON.parse and written with textContent only.
   var data = JSON.parse(document.getElementById("matrix-data").textContent);
   var SYMBOLS = data.symbols;
-  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
   var detail = document.getElementById("detail");
   var body = document.getElementById("detail-body");
   var title = document.getElementById("detail-title");
@@ -31,27 +30,8 @@
     head.appendChild(el("h3", "sid", r.scenario));
     head.appendChild(el("span", "check", r.check));
     box.appendChild(head);
-    var inner = el("div", "body");
-    if (r.title) inner.appendChild(el("p", "rtitle", r.title));
-    var reason = el("p", "reason");
-    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
-    reason.appendChild(document.createTextNode(r.reason || "\u2014"));
-    inner.appendChild(reason);
-    var facts = el("dl", "facts");
-    [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]].forEach(function (kv) {
-      if (kv[1] === null || kv[1] === undefined) return;
-      facts.appendChild(el("dt", null, kv[0]));
-      facts.appendChild(el("dd", null, kv[1]));
-    });
-    if (facts.childNodes.length) inner.appendChild(facts);
-    if (r.diff && r.diff.length) {
-      inner.appendChild(el("h4", null, r.diff.length + (r.diff.length === 1 ? " difference" : " differences") + " (path: expected \u2192 actual)"));
-      var list = el("ul", "diff");
-      list.setAttribute("aria-label", "differences");
-      r.diff.forEach(function (d) { list.appendChild(diffItem(d)); });
-      inner.appendChild(list);
-    }
-    if ((r.expected !== null && r.expected !== undefined) || (r.actual !== null && r.actual !== undefined)) {
+    var inner = resultBody(r, [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]]);
+    if (hasForms(r)) {
       var sides = el("div", "sides");
       sides.appendChild(side("expected", r.expected));
       sides.appendChild(side("actual", r.actual));
@@ -76,29 +56,11 @@
       title.appendChild(el("span", "badge", "\u25bc was " + data.regressed[key]));
     }
     body.replaceChildren();
-    cell.results.slice().sort(function (a, b) {
-      return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict];
-    }).forEach(function (r) { body.appendChild(renderResult(r)); });
-    detail.hidden = false;
-    detail.scrollTop = 0;
-    closeButton.focus();
-    if (history.replaceState) history.replaceState(null, "", "#" + encodeURIComponent(key));
+    byVerdict(cell.results).forEach(function (r) { body.appendChild(renderResult(r)); });
+    showDetail(key);
   }
 
-  function closeDetail() {
-    if (detail.hidden) return;
-    detail.hidden = true;
-    document.querySelectorAll("button.cell.selected").forEach(function (b) { b.classList.remove("selected"); });
-    if (history.replaceState) history.replaceState(null, "", location.pathname + location.search);
-    if (opener) opener.focus();
-  }
-
-  document.addEventListener("click", function (event) {
-    var target = event.target.closest("[data-open]");
-    if (target) openCell(target.getAttribute("data-open"), target);
-  });
-  closeButton.addEventListener("click", closeDetail);
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
+  wireDetail(openCell);
 
   var providerFilter = document.getElementById("filter-provider");
   var statusFilter = document.getElementById("filter-status");
