@@ -15,38 +15,15 @@ from typing import Any
 import pytest
 
 from conformance.report.html import write_html
+from tests.report.browser import REPORTS, MatrixPage, chromium
 from tests.report.sample import sample_matrix
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-REPORTS = Path(__file__).resolve().parents[2] / "reports"
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (python) is not installed")
-if not CHROMIUM.exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's `chromium` package", allow_module_level=True)
 
 
 @dataclass
-class Session:
-    page: Any
+class Session(MatrixPage):
     dialogs: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-    def visible_rows(self) -> list[str]:
-        rows: list[str] = self.page.eval_on_selector_all(
-            "#matrix tr[data-feature]", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.feature)"
-        )
-        return rows
 
     def visible_providers(self) -> list[str]:
         cols: list[str] = self.page.eval_on_selector_all(
@@ -66,26 +43,22 @@ class Session:
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[Session]:
     path = write_html(sample_matrix(stream_text_openai="fail"), tmp_path, previous=sample_matrix())
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            s = Session(page)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        s = Session(page)
 
-            def route(r: Any) -> None:
-                if r.request.url.startswith("file://") and r.request.url.split("#")[0] == path.as_uri():
-                    r.continue_()
-                else:
-                    s.blocked.append(r.request.url)
-                    r.abort()
+        def route(r: Any) -> None:
+            if r.request.url.startswith("file://") and r.request.url.split("#")[0] == path.as_uri():
+                r.continue_()
+            else:
+                s.blocked.append(r.request.url)
+                r.abort()
 
-            page.route("**/*", route)
-            page.on("dialog", lambda d: (s.dialogs.append(d.message), d.dismiss()))
-            page.on("pageerror", lambda e: s.errors.append(str(e)))
-            page.goto(path.as_uri())
-            yield s
-        finally:
-            browser.close()
+        page.route("**/*", route)
+        page.on("dialog", lambda d: (s.dialogs.append(d.message), d.dismiss()))
+        page.on("pageerror", lambda e: s.errors.append(str(e)))
+        page.goto(path.as_uri())
+        yield s
 
 
 def test_report_in_chromium(session: Session) -> None:

@@ -18,39 +18,16 @@ import pytest
 
 from conformance.report.compare import merge
 from conformance.report.compare_html import write_compare_html
+from tests.report.browser import REPORTS, MatrixPage, chromium
 from tests.report.compare_sample import other, reference
 from tests.report.sample import sample_matrix
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-REPORTS = Path(__file__).resolve().parents[2] / "reports"
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (python) is not installed")
-if not CHROMIUM.exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's `chromium` package", allow_module_level=True)
-
 
 @dataclass
-class Session:
-    page: Any
+class Session(MatrixPage):
     requests: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-    def visible_rows(self) -> list[str]:
-        rows: list[str] = self.page.eval_on_selector_all(
-            "#matrix tr[data-feature]", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.feature)"
-        )
-        return rows
 
     def bright_spots(self) -> list[str]:
         """`provider/feature` of the visible cells that match the filters (not dimmed), once each."""
@@ -63,12 +40,8 @@ class Session:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def open_page(browser: Any, path: Path) -> Session:
