@@ -7,25 +7,13 @@ writes with `textContent`.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-
 from conformance.fileio import atomic_write
 from conformance.report.compare import NOT_RUN, Comparison, Spot, explaining, grouped_rows
-from conformance.report.html import RAN, SYMBOLS, json_island
+from conformance.report.html import ENV, RAN, SYMBOLS, when
 from conformance.report.matrix import VERDICTS, Cell, FeatureRow
-
-_ENV = Environment(
-    loader=PackageLoader("conformance.report", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
-_ENV.filters["json_island"] = json_island
 
 
 def mark_label(cell: Cell | None) -> tuple[str, str]:
@@ -73,17 +61,6 @@ def _data(cmp: Comparison) -> dict[str, Any]:
     }
 
 
-def when(stamp: str) -> str:
-    """`2026-11-22T13:19:09+00:00` → `2026-11-22 13:19 UTC`; anything else as written."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if moment.tzinfo is None:
-        return moment.strftime("%Y-%m-%d %H:%M")
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def _groups(cmp: Comparison) -> list[tuple[str, list[FeatureRow]]]:
     groups: dict[str, list[FeatureRow]] = {}
     for row in grouped_rows(cmp.features):
@@ -105,7 +82,7 @@ def render_compare_html(cmp: Comparison) -> str:
     labels = [s.label for s in cmp.sides]
     differ = cmp.disagreements()
     disagree_rows = {s.feature for s in differ}
-    return _ENV.get_template("compare.html.j2").render(
+    return ENV.get_template("compare.html.j2").render(
         cmp=cmp,
         labels=labels,
         groups=_groups(cmp),

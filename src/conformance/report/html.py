@@ -60,14 +60,15 @@ def json_island(data: Any) -> Markup:
     return Markup(text)  # safe: every character that could end the element is escaped
 
 
-_ENV = Environment(
+ENV = Environment(
     loader=PackageLoader("conformance.report", "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
-_ENV.filters["json_island"] = json_island
+ENV.filters["json_island"] = json_island
+"""The report templates' environment (the comparison page renders from it too)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _groups(matrix: Matrix) -> list[tuple[str, list[FeatureRow]]]:
     return sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order)))
 
 
-def _when(stamp: str) -> str:
+def when(stamp: str) -> str:
     """`2026-11-22T13:19:09+00:00` → `2026-11-22 13:19 UTC`; anything else as written."""
     try:
         moment = datetime.fromisoformat(stamp)
@@ -162,10 +163,10 @@ def render_html(matrix: Matrix, *, previous: Matrix | None = None) -> str:
     by_cell = {(c.provider, c.feature): c for c in worse}
     views = {(c.provider, c.feature): _cell_view(c, by_cell.get((c.provider, c.feature))) for c in matrix.cells}
     scenarios = Counter(r.verdict for c in matrix.cells for r in c.results)
-    return _ENV.get_template("report.html.j2").render(
+    return ENV.get_template("report.html.j2").render(
         m=matrix,
-        when=_when(matrix.generated_at),
-        previous_when=_when(previous.generated_at) if previous is not None else "",
+        when=when(matrix.generated_at),
+        previous_when=when(previous.generated_at) if previous is not None else "",
         groups=_groups(matrix),
         views=views,
         symbols=SYMBOLS,
