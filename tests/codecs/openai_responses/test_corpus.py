@@ -9,36 +9,22 @@ these tests skip when it is absent. Only `POST …/responses` interactions are R
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from urllib.parse import urlsplit
+from collections.abc import Callable
 
 import pytest
-import yaml
 
-from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import decode_response
 from conformance.codecs.base import is_stream
 from conformance.codecs.openai_responses import CODEC
-from conformance.fileio import SafeLoader
 from conformance.model import ThinkingBlock
+from tests.evidence import corpus
+from tests.evidence.corpus import Interaction
 from tests.evidence.sdk_openai_responses import SDKCannotRead, sdk_summary
 from tests.evidence.summary import ours
 
-CORPUS = Path(os.environ.get("CONFORMANCE_CORPUS", Path(__file__).resolve().parents[4] / "shared" / "corpus"))
-
-if not (CORPUS / "catalog.json").is_file():
-    pytest.skip(f"no corpus at {CORPUS}", allow_module_level=True)
-
-CATALOG = json.loads((CORPUS / "catalog.json").read_text())
-FILES = sorted((e["provider"], e["path"]) for e in CATALOG if e["api"] == "responses")
-
-PROFILES = {"azure_openai": "azure_responses", "xai": "xai_responses", "openrouter": "openrouter_responses"}
-"""Corpus provider → profile; servers without a Responses profile of their own (DeepSeek's
-compatibility endpoint) are read with OpenAI's."""
+if not corpus.PRESENT:
+    pytest.skip(f"no corpus at {corpus.CORPUS}", allow_module_level=True)
 
 BASELINE_INTERACTIONS = 105
 BASELINE_AGREE = 105
@@ -50,41 +36,9 @@ SDK's `Response.output` holds too, item for item (type, id, status, every field)
 corpus of 2026-11 (none before the block existed: the items were dropped). A drop fails."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Interaction:
-    path: str
-    index: int
-    profile: ProviderProfile
-    status: int
-    headers: dict[str, str]
-    body: bytes
-    stream: bool
-
-
-def _interactions() -> Iterator[Interaction]:
-    for provider, path in FILES:
-        profile = get_profile(PROFILES.get(provider, "openai_responses"))
-        doc = yaml.load((CORPUS / path).read_text(), Loader=SafeLoader)  # libyaml: same data, 10× faster
-        for i, item in enumerate(doc["interactions"]):
-            request, response = item["request"], item["response"]
-            if request.get("method") != "POST" or not urlsplit(request["uri"]).path.endswith("/responses"):
-                continue
-            raw = response["body"]["string"]
-            try:
-                req = json.loads(request.get("body") or "null")
-            except ValueError:
-                req = None
-            yield Interaction(
-                path=path,
-                index=i,
-                profile=profile,
-                status=response["status"]["code"],
-                headers={
-                    k: v[-1] if isinstance(v, list) else str(v) for k, v in (response.get("headers") or {}).items()
-                },
-                body=raw.encode() if isinstance(raw, str) else bytes(raw or b""),
-                stream=isinstance(req, dict) and req.get("stream") is True,
-            )
+def _interactions() -> tuple[Interaction, ...]:
+    """Every `POST …/responses` call of the corpus, read once (`tests.evidence.corpus`)."""
+    return corpus.load("openai_responses")[0]
 
 
 def test_every_responses_recording_decodes_and_agrees_with_the_sdk(
@@ -111,7 +65,7 @@ def test_every_responses_recording_decodes_and_agrees_with_the_sdk(
             agree += 1
         else:
             notes.append(f"{where}: ours={mine} sdk={theirs}")
-    line = f"corpus openai_responses: {len(FILES)} files, {interactions} interactions, agree {agree}"
+    line = f"corpus openai_responses: {interactions} interactions, agree {agree}"
     print(line)
     record_property("corpus", line)
     assert interactions >= BASELINE_INTERACTIONS
