@@ -143,49 +143,31 @@
     var status = statusFilter.value;
     var onlyDisagree = disagreeFilter.checked;
     var filtering = status !== "" || onlyDisagree;
-    document.querySelectorAll("#matrix [data-provider]").forEach(function (node) {
-      node.hidden = provider !== "" && node.getAttribute("data-provider") !== provider;
-    });
-    var shown = 0;
-    document.querySelectorAll("#matrix tbody").forEach(function (group) {
-      var groupShown = 0;
-      group.querySelectorAll("tr[data-feature]").forEach(function (row) {
-        // a spot (feature, provider) matches as a whole: all its runtimes' cells are lit or dimmed together
-        var spots = {};
-        row.querySelectorAll("td[data-provider]").forEach(function (td) {
-          if (td.hidden) return;
-          var p = td.getAttribute("data-provider");
-          var s = spots[p] || (spots[p] = { tds: [], verdicts: [], disagree: td.hasAttribute("data-disagree") });
-          s.tds.push(td);
-          s.verdicts.push(td.getAttribute("data-verdict"));
-        });
-        var match = false;
-        Object.keys(spots).forEach(function (p) {
-          var s = spots[p];
-          var ok = s.verdicts[0] !== "empty" &&
-            (!onlyDisagree || s.disagree) &&
-            (status === "" || s.verdicts.indexOf(status) >= 0);
-          s.tds.forEach(function (td) { td.classList.toggle("dim", filtering && !ok); });
-          if (ok) match = true;
-        });
-        row.hidden = !match;
-        if (match) groupShown += 1;
+    filterMatrix(provider, function (row) {
+      // a spot (feature, provider) matches as a whole: all its runtimes' cells are lit or dimmed together
+      var spots = {};
+      row.querySelectorAll("td[data-provider]").forEach(function (td) {
+        if (td.hidden) return;
+        var p = td.getAttribute("data-provider");
+        var s = spots[p] || (spots[p] = { tds: [], verdicts: [], disagree: td.hasAttribute("data-disagree") });
+        s.tds.push(td);
+        s.verdicts.push(td.getAttribute("data-verdict"));
       });
-      group.hidden = groupShown === 0;
-      shown += groupShown;
+      var match = false;
+      Object.keys(spots).forEach(function (p) {
+        var s = spots[p];
+        var ok = s.verdicts[0] !== "empty" &&
+          (!onlyDisagree || s.disagree) &&
+          (status === "" || s.verdicts.indexOf(status) >= 0);
+        s.tds.forEach(function (td) { td.classList.toggle("dim", filtering && !ok); });
+        if (ok) match = true;
+      });
+      return match;
     });
-    document.getElementById("no-match").hidden = shown !== 0;
   }
 
   [providerFilter, statusFilter, disagreeFilter].forEach(function (s) { s.addEventListener("change", applyFilters); });
   applyFilters();
 
-  // `compare.html#openai%2Fstream_text` opens that cell: links to a cell can be shared.
-  function openFromHash() {
-    var key = "";
-    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
-    if (has(data.spots, key)) openSpot(key, null);
-  }
-  window.addEventListener("hashchange", openFromHash);
-  openFromHash();
+  openFromHash(data.spots, openSpot);  // compare.html#openai%2Fstream_text
 })();

@@ -90,3 +90,35 @@
     closeButton.addEventListener("click", closeDetail);
     document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeDetail(); });
   }
+
+  // Shows only `provider`'s columns (every one for ""), and the rows `rowMatches(row)` keeps (it
+  // dims the row's cells itself); empty groups are hidden, and "no match" shown when none is left.
+  function filterMatrix(provider, rowMatches) {
+    document.querySelectorAll("#matrix [data-provider]").forEach(function (node) {
+      node.hidden = provider !== "" && node.getAttribute("data-provider") !== provider;
+    });
+    var shown = 0;
+    document.querySelectorAll("#matrix tbody").forEach(function (group) {
+      var groupShown = 0;
+      group.querySelectorAll("tr[data-feature]").forEach(function (row) {
+        var match = rowMatches(row);
+        row.hidden = !match;
+        if (match) groupShown += 1;
+      });
+      group.hidden = groupShown === 0;
+      shown += groupShown;
+    });
+    document.getElementById("no-match").hidden = shown !== 0;
+  }
+
+  // `#<key>` opens that cell of `table`, on load and when the address changes: links to a cell
+  // can be shared.
+  function openFromHash(table, open) {
+    function fromHash() {
+      var key = "";
+      try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+      if (Object.prototype.hasOwnProperty.call(table, key)) open(key, null);
+    }
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
+  }

@@ -81,39 +81,21 @@
     var status = statusFilter.value;
     var query = search.value.trim().toLowerCase();
     var filtering = status !== "" || query !== "";
-    document.querySelectorAll("#matrix [data-provider]").forEach(function (node) {
-      node.hidden = provider !== "" && node.getAttribute("data-provider") !== provider;
-    });
-    var shown = 0;
-    document.querySelectorAll("#matrix tbody").forEach(function (group) {
-      var groupShown = 0;
-      group.querySelectorAll("tr[data-feature]").forEach(function (row) {
-        var match = false;
-        row.querySelectorAll("td[data-provider]").forEach(function (td) {
-          if (td.hidden) return;
-          var ok = cellMatches(td, status, query);
-          td.classList.toggle("dim", filtering && !ok);
-          if (ok) match = true;
-        });
-        row.hidden = !match;
-        if (match) groupShown += 1;
+    filterMatrix(provider, function (row) {
+      var match = false;
+      row.querySelectorAll("td[data-provider]").forEach(function (td) {
+        if (td.hidden) return;
+        var ok = cellMatches(td, status, query);
+        td.classList.toggle("dim", filtering && !ok);
+        if (ok) match = true;
       });
-      group.hidden = groupShown === 0;
-      shown += groupShown;
+      return match;
     });
-    document.getElementById("no-match").hidden = shown !== 0;
   }
 
   [providerFilter, statusFilter].forEach(function (s) { s.addEventListener("change", applyFilters); });
   search.addEventListener("input", applyFilters);
   applyFilters();
 
-  // `index.html#openai%2Fstream_text` opens that cell: links to a cell can be shared.
-  function openFromHash() {
-    var key = "";
-    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
-    if (Object.prototype.hasOwnProperty.call(data.cells, key)) openCell(key, null);
-  }
-  window.addEventListener("hashchange", openFromHash);
-  openFromHash();
+  openFromHash(data.cells, openCell);  // index.html#openai%2Fstream_text
 })();
