@@ -38,6 +38,7 @@ import httpx
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.fileio import clear_cache, parse_yaml
 from conformance.harness import HarnessContext, build_matrix, run_all, run_check
+from conformance.harness.checks import WHOLE_CORPUS_CHECKS
 from conformance.harness.checks.generated import drawn_examples
 from conformance.harness.parallel import auto_jobs
 from conformance.model.parse import parse_conversation
@@ -46,7 +47,6 @@ from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 
 ROOT = Path(__file__).resolve().parents[1]
-WHOLE_CORPUS_CHECKS = frozenset({"handoff", "generated"})
 
 
 def cold() -> None:

@@ -158,3 +158,17 @@ def test_a_profile_of_an_unknown_dialect_is_a_typed_error() -> None:
     )
     with pytest.raises(InputError, match="provider mystery: no codec for dialect 'mystery'"):
         codec_for(profile)
+
+
+def test_a_third_party_check_that_reads_every_cassette_is_scheduled_as_one() -> None:
+    from conformance.harness.checks import WHOLE_CORPUS_CHECKS
+
+    register_check("survey", check_shout, whole_corpus=True)
+    try:
+        assert "survey" in WHOLE_CORPUS_CHECKS
+        register_check("survey", check_shout)  # registered again without it: a row check
+        assert "survey" not in WHOLE_CORPUS_CHECKS
+    finally:
+        CHECK_REGISTRY.pop("survey", None)
+        WHOLE_CORPUS_CHECKS.discard("survey")
+        scenario_schema._CHECK_NAMES.discard("survey")

@@ -6,7 +6,7 @@ results travel back. Where `fork` is not the platform's way (Windows, macOS), or
 for, the checks run in this process. The result list is in the order of the pairs given, whatever
 order the workers finish in, so a matrix built from it is the same as a sequential run's.
 
-Rows that read every provider's cassettes (`handoff`, `generated`) cost tens of milliseconds per
+Rows that read every provider's cassettes (`WHOLE_CORPUS_CHECKS`: `handoff`, `generated`) cost tens of milliseconds per
 provider where the others cost about one, and share work across providers (every cassette
 decoded once, the examples drawn once): each such scenario is one task for all its providers,
 handed out first so no worker is left with a long one at the end.
@@ -25,13 +25,11 @@ from typing import Any
 from conformance.compare import ScenarioResult
 from conformance.exceptions import CassetteError, WorkerCrashedError
 from conformance.fileio import prime
-from conformance.harness.checks import run_check
+from conformance.harness.checks import WHOLE_CORPUS_CHECKS, run_check
 from conformance.harness.context import HarnessContext
 from conformance.replay.cassette import cassette_meta
 from conformance.scenarios import Scenario
 
-HEAVY_CHECKS: frozenset[str] = frozenset({"handoff", "generated"})
-"""Checks that replay the whole corpus per provider: scheduled first."""
 BATCH = 16
 """Pairs per task: large enough that sending a task costs little next to running it."""
 
@@ -80,7 +78,7 @@ def _batches(pairs: Sequence[Pair]) -> list[list[int]]:
     heavy: dict[str, list[int]] = {}
     light: list[int] = []
     for i, (scenario, _) in enumerate(pairs):
-        if scenario.check in HEAVY_CHECKS:
+        if scenario.check in WHOLE_CORPUS_CHECKS:
             heavy.setdefault(scenario.id, []).append(i)
         else:
             light.append(i)

@@ -20,12 +20,20 @@ from conformance.harness.context import Check, HarnessContext, result
 from conformance.scenarios import Scenario, register_check_name
 
 CHECK_REGISTRY: dict[str, Check] = {}
+WHOLE_CORPUS_CHECKS: set[str] = set()
+"""Checks that read every provider's cassettes for each provider (tens of milliseconds a row, and
+work shared across providers): a parallel run gives each such scenario to one worker, first."""
 
 
-def register_check(name: str, check: Check) -> None:
-    """Make `check` available to scenario files as `check: <name>`."""
+def register_check(name: str, check: Check, *, whole_corpus: bool = False) -> None:
+    """Make `check` available to scenario files as `check: <name>`; `whole_corpus`: it reads every
+    provider's cassettes, not only its own row's."""
     CHECK_REGISTRY[name] = check
     register_check_name(name)
+    if whole_corpus:
+        WHOLE_CORPUS_CHECKS.add(name)
+    else:
+        WHOLE_CORPUS_CHECKS.discard(name)
 
 
 for _name, _check in (
@@ -33,13 +41,13 @@ for _name, _check in (
     ("encode", check_encode),
     ("repair", check_repair),
     ("transcript", check_transcript),
-    ("generated", check_generated),
-    ("handoff", check_handoff),
     ("retry", check_retry),
     ("context", check_context),
     ("store", check_store),
 ):
     register_check(_name, _check)
+register_check("generated", check_generated, whole_corpus=True)
+register_check("handoff", check_handoff, whole_corpus=True)
 
 
 def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -64,4 +72,4 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
     return res
 
 
-__all__ = ["CHECK_REGISTRY", "register_check", "run_check"]
+__all__ = ["CHECK_REGISTRY", "WHOLE_CORPUS_CHECKS", "register_check", "run_check"]
