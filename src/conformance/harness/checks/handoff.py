@@ -10,6 +10,7 @@ validator. A handoff fails when any such request would break the provider's docu
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -45,13 +46,9 @@ def _continued(conv: Conversation, message: AssistantMessage) -> list[Message]:
     return [*conv.messages, message, *results, follow_up]
 
 
-def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, AssistantMessage]]:
+def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, AssistantMessage]]:
     """(source provider, label, conversation, message) for every message the runtime under test
-    decodes from a decode cassette; computed once per run."""
-    cached = ctx.memo.get("handoff")
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    out: list[tuple[str, str, Conversation, AssistantMessage]] = []
+    decodes from a decode cassette (read once per run, by `_serialized`)."""
     for scenario in load_scenarios(ctx.root / "scenarios"):
         if scenario.check != "decode":
             continue
@@ -81,9 +78,7 @@ def _decoded(ctx: HarnessContext) -> list[tuple[str, str, Conversation, Assistan
                     message = AssistantMessage.model_validate(data)
                 except ValidationError:
                     continue  # not a normalized message: the decode rows report that
-                out.append((source, f"{source}:{scenario.id}", conv, message))
-    ctx.memo["handoff"] = out
-    return out
+                yield source, f"{source}:{scenario.id}", conv, message
 
 
 def _serialized(ctx: HarnessContext) -> list[tuple[str, str, str]]:
