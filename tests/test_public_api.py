@@ -30,6 +30,8 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "conformance.runtime.protocol": [
         "CAPABILITIES",
+        "OPTIONAL_FIELDS",
+        "Declaration",
         "DecodeCapable",
         "EncodeCapable",
         "RepairCapable",
@@ -38,6 +40,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "TurnClock",
         "TurnRequest",
         "capabilities_of",
+        "declaration_of",
         "missing_capabilities",
     ],
     "conformance.codecs": [

@@ -6,9 +6,10 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped"]
+Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped", "not_offered"]
 """pass/fail: judged; unsupported: a provider fact; missing: no evidence yet; error: misuse or a crash;
-skipped: the runtime under test lacks a capability the check needs."""
+skipped: the runtime under test lacks a capability the check needs; not_offered: the runtime declares it does
+not offer this provider, feature or field (its `Declaration`), counted apart from fail."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 

@@ -34,6 +34,7 @@ SYMBOLS: dict[Verdict, str] = {
     "unsupported": "–",
     "missing": "·",
     "skipped": "○",
+    "not_offered": "–",
 }
 RAN: tuple[Verdict, ...] = ("pass", "fail", "error")
 """Verdicts of scenarios that really ran; a cell's pass count is over these."""

@@ -110,7 +110,7 @@ class Matrix(BaseModel):
             raise InputError(f"not a matrix.json: {one_line(exc)}", where=str(path)) from None
 
 
-_PRECEDENCE: tuple[Verdict, ...] = ("error", "fail", "pass", "skipped", "missing", "unsupported")
+_PRECEDENCE: tuple[Verdict, ...] = ("error", "fail", "pass", "skipped", "not_offered", "missing", "unsupported")
 
 
 def cell_verdict(results: list[ScenarioResult]) -> Verdict:

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from conformance.report.matrix import Matrix, Verdict
 
-RANK: dict[Verdict, int] = {"pass": 0, "unsupported": 1, "skipped": 2, "missing": 3, "fail": 4, "error": 5}
+RANK: dict[Verdict, int] = {
+    "pass": 0,
+    "unsupported": 1,
+    "not_offered": 1,
+    "skipped": 2,
+    "missing": 3,
+    "fail": 4,
+    "error": 5,
+}
 """Worse is higher: a cell regressed when its rank went up (pass → missing, fail → error, …)."""
 
 

@@ -18,6 +18,7 @@ SYMBOLS: dict[Verdict, tuple[str, str]] = {
     "unsupported": ("–", "dim"),
     "missing": ("·", "yellow"),
     "skipped": ("○", "cyan"),
+    "not_offered": ("–", "bright_black"),
 }
 
 

@@ -118,6 +118,98 @@ class TurnCapable(Protocol):
         ...
 
 
+OPTIONAL_FIELDS: tuple[str, ...] = (
+    "message.raw_stop_reason",
+    "message.id",
+    "message.usage",
+    "message.sources",
+    "error.provider_code",
+    "error.retry_after_s",
+    "error.message",
+    "partial",
+)
+"""Contract paths of the normalized form that a runtime may declare it does not expose (docs/normalized-form.md).
+
+A row compares such a path only when the runtime exposes it; a row *about* the field (its scenario's
+`focus` names it) is `not_offered` for a runtime that declares it does not expose it."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a runtime under test says it offers. Undeclared (None) means offered: nothing is hidden by default.
+
+    A Python runtime declares it with a `declaration` attribute (this class, or a dict of the same
+    fields); an out-of-process runtime sends the same fields in its handshake. Rows outside the
+    declaration get the `not_offered` verdict, counted apart from `fail`."""
+
+    name: str
+    version: str | None = None
+    providers: frozenset[str] | None = None
+    """The providers it supports; None: every provider. Other columns are `not_offered`."""
+    features: frozenset[str] | None = None
+    """The matrix features (catalog ids) it offers; None: every feature."""
+    not_offered: frozenset[str] = frozenset()
+    """Features it declares it does not offer (e.g. `auth_rotation`, `compaction`); wins over `features`."""
+    exposed_fields: frozenset[str] | None = None
+    """Which of `OPTIONAL_FIELDS` its outputs carry; None: all of them."""
+
+    def offers_provider(self, provider: str) -> bool:
+        """True unless the runtime declared its providers and `provider` is not among them."""
+        return self.providers is None or provider in self.providers
+
+    def offers_feature(self, feature: str) -> bool:
+        """True unless the runtime declared `feature` not offered (or declared its features without it)."""
+        if feature in self.not_offered:
+            return False
+        return self.features is None or feature in self.features
+
+    def exposes(self, path: str) -> bool:
+        """True unless `path` is an optional field the runtime declared it does not expose."""
+        return self.exposed_fields is None or path not in OPTIONAL_FIELDS or path in self.exposed_fields
+
+    def to_json(self) -> dict[str, Any]:
+        """The handshake / matrix.json form: sets as sorted lists, None kept as null."""
+
+        def _list(v: frozenset[str] | None) -> list[str] | None:
+            return None if v is None else sorted(v)
+
+        return {
+            "name": self.name,
+            "version": self.version,
+            "providers": _list(self.providers),
+            "features": _list(self.features),
+            "not_offered": sorted(self.not_offered),
+            "exposed_fields": _list(self.exposed_fields),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], *, default_name: str = "runtime") -> Declaration:
+        """The inverse of `to_json` (unknown keys are ignored by the caller's validation, not here)."""
+
+        def _set(v: Any) -> frozenset[str] | None:
+            return None if v is None else frozenset(str(x) for x in v)
+
+        return cls(
+            name=str(data.get("name") or default_name),
+            version=None if data.get("version") is None else str(data["version"]),
+            providers=_set(data.get("providers")),
+            features=_set(data.get("features")),
+            not_offered=_set(data.get("not_offered")) or frozenset(),
+            exposed_fields=_set(data.get("exposed_fields")),
+        )
+
+
+def declaration_of(runtime: object, name: str | None = None) -> Declaration:
+    """The runtime's `declaration` attribute (a `Declaration` or a dict of its fields); undeclared: offers all."""
+    declared = getattr(runtime, "declaration", None)
+    fallback = name or str(getattr(runtime, "name", "") or "runtime")
+    if isinstance(declared, Declaration):
+        return declared
+    if isinstance(declared, dict):
+        return Declaration.from_json(declared, default_name=fallback)
+    return Declaration(name=fallback, version=getattr(runtime, "version", None))
+
+
 def capabilities_of(runtime: object) -> frozenset[str]:
     """The capabilities `runtime` implements (the methods it has)."""
     return frozenset(cap for cap, method in CAPABILITIES.items() if callable(getattr(runtime, method, None)))
@@ -131,6 +223,8 @@ def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
 
 __all__ = [
     "CAPABILITIES",
+    "OPTIONAL_FIELDS",
+    "Declaration",
     "DecodeCapable",
     "EncodeCapable",
     "RepairCapable",
@@ -139,5 +233,6 @@ __all__ = [
     "TurnClock",
     "TurnRequest",
     "capabilities_of",
+    "declaration_of",
     "missing_capabilities",
 ]
