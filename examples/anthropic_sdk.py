@@ -23,12 +23,12 @@ import anthropic
 import anthropic._base_client as anthropic_base_client
 import httpx2
 
+from conformance.adapters import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
-from examples._sdk_common import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 
 _STOP = {
     "end_turn": "stop",

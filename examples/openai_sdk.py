@@ -26,12 +26,12 @@ import openai
 import openai._base_client as openai_base_client
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
+from conformance.adapters import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
-from examples._sdk_common import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 

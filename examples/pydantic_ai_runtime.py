@@ -42,10 +42,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from conformance.capabilities import get_profile
-from conformance.exceptions import InputError
-from conformance.runtime.protocol import TurnRequest
-from examples._sdk_common import (
+from conformance.adapters import (
     Httpx2Transport,
     conversation_parts,
     failed,
@@ -53,6 +50,9 @@ from examples._sdk_common import (
     sdk_sleeps_on,
     text_of,
 )
+from conformance.capabilities import get_profile
+from conformance.exceptions import InputError
+from conformance.runtime.protocol import TurnRequest
 
 _STOP = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_call": "tool_use"}
 

@@ -1,17 +1,18 @@
 """An adapter that puts the official `openai` SDK's response parsing under test.
 
-The runtime protocol (`conformance.runtime.protocol.Runtime`) asks for three JSON-in/JSON-out
-calls. This adapter answers `decode` for the OpenAI Chat Completions dialect with what the `openai`
-SDK makes of the bytes (non-streaming: `chat.completions.create`; streaming: its
-`ChatCompletionStreamState` accumulator), mapped to the normalized form; `encode` and `repair`
-are delegated to the reference runtime. Run the OpenAI column against it:
+The runtime protocol (`conformance.runtime.protocol`) is a set of JSON-in/JSON-out capabilities,
+each optional. This adapter answers `decode` alone, for the OpenAI Chat Completions dialect, with
+what the `openai` SDK makes of the bytes (non-streaming: `chat.completions.create`; streaming: its
+`ChatCompletionStreamState` accumulator), mapped to the normalized form. The SDK builds no request
+from a conversation and repairs no history, so those rows are `skipped` — never filled in by
+another runtime. It declares the one provider it reads. Run the OpenAI column against it:
 
     conformance run --runtime examples.sdk_runtime:make --provider openai
 
 Cells where the SDK's reading differs from the contract show up as failures with their diff
 (for example, it reports no error for a stream cut off before `finish_reason`). An adapter for
-your own runtime has the same shape: call your decoder in `decode`, your request builder in
-`encode`, and your history repair in `repair`.
+your own runtime has the same shape: call your decoder in `decode`, and add `encode` or `repair`
+only where your runtime has a request builder or a history repair of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import httpx2
 import openai
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from conformance.runtime.reference import ReferenceRuntime
+from conformance.runtime.protocol import Declaration
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 
@@ -72,16 +73,9 @@ def _message(completion: Any) -> dict[str, Any]:
 class SdkRuntime:
     name = "openai-sdk (example adapter)"
 
-    def __init__(self) -> None:
-        self._reference = ReferenceRuntime()
-
-    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
-        return self._reference.encode(conversation, provider)
-
-    def repair(
-        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        return self._reference.repair(messages, provider, model, options)
+    declaration = Declaration(
+        name=name, version=openai.__version__, providers=frozenset({"openai"}), exposed_fields=None
+    )
 
     def decode(
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool

@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("runtime", "store"),
     ("compare",),
     ("replay",),
+    ("adapters",),
     ("scenarios",),
     ("report",),
     ("strategies",),

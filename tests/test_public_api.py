@@ -17,6 +17,18 @@ from pydantic import BaseModel
 from conformance.capabilities import ModelInfo, ProviderProfile
 
 PUBLIC_API: dict[str, list[str]] = {
+    "conformance.adapters": [
+        "DecodeOnly",
+        "Httpx2Transport",
+        "ReplayMismatch",
+        "arguments_json",
+        "conversation_parts",
+        "failed",
+        "mock_transport",
+        "reraise_replay_mismatch",
+        "sdk_sleeps_on",
+        "text_of",
+    ],
     "conformance.capabilities": [
         "AuthStyle",
         "BuiltinDialect",

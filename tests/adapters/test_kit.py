@@ -1,4 +1,4 @@
-"""The adapters' plumbing: the SDK's sleep rerouted to the harness clock and always restored; the
+"""The adapter kit (`conformance.adapters`): the SDK's sleep rerouted to the harness clock and always restored; the
 httpx2 view of an httpx transport passes requests and responses through unchanged."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import pytest
 
 httpx2 = pytest.importorskip("httpx2")
 
-from examples._sdk_common import Httpx2Transport, sdk_sleeps_on  # noqa: E402
-
+from conformance.adapters import Httpx2Transport, sdk_sleeps_on  # noqa: E402
 from conformance.runtime.clock import FakeClock  # noqa: E402
 
 
@@ -52,3 +51,35 @@ def test_httpx2_requests_reach_the_httpx_transport_and_back() -> None:
     assert seen[0].content == b'{"a": 1}'
     assert seen[0].headers["x-api-key"] == "k"
     assert str(seen[0].url) == "https://api.example.test/v1/x"
+
+
+class _Library:
+    name = "lib 1.0"
+
+    def encode(self, conversation: dict[str, object], provider: str) -> dict[str, object]:
+        raise AssertionError("the decode-only view never encodes")
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, object]:
+        return {"message": {"role": "assistant", "content": [{"type": "text", "text": b"".join(chunks).decode()}]}}
+
+
+def test_decode_only_offers_decode_alone_under_its_own_name() -> None:
+    from conformance.adapters import DecodeOnly
+    from conformance.runtime.protocol import capabilities_of, declaration_of
+
+    view = DecodeOnly(_Library())
+    assert capabilities_of(view) == {"decode"}
+    assert view.name == "lib 1.0 (decode only)"
+    assert declaration_of(view).name == "lib 1.0 (decode only)"
+    assert view.decode("openai", 200, {}, [b"hi"], False)["message"]["content"][0]["text"] == "hi"
+
+
+def test_the_kit_imports_without_touching_httpx2_until_asked() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, conformance.adapters; print('httpx2' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -1,0 +1,58 @@
+"""The adapter kit: what an adapter around a real library needs and should not write again.
+
+- `sdk_sleeps_on(clock, *modules)` — for the duration of a block, an SDK's own retry loop
+  (`time.sleep` / `anyio.sleep` in its `_base_client`) waits on the harness clock, with the
+  duration the SDK computed;
+- `Httpx2Transport(transport)` — an `httpx2` transport (for SDKs built on `httpx2`) that forwards
+  to the harness's `httpx` transport; `mock_transport(status, headers, chunks)` answers every
+  request with one recorded response (the decode pattern). Both need the `httpx2` package and are
+  imported on first use;
+- `ReplayMismatch` and `reraise_replay_mismatch(exc)` — the harness's "request not in cassette"
+  signal, re-raised when a library wrapped it (as a connection error, say): that verdict is the
+  harness's to give, never an outcome of the runtime;
+- `failed(error, partial)` — the outcome of a response that failed after `partial` arrived;
+- `conversation_parts(conversation)`, `text_of(content)`, `arguments_json(block)` — reading a
+  CONVERSATION.json as plain call arguments;
+- `DecodeOnly(runtime)` — the decode-only pattern: a view of a runtime offering `decode` alone, so
+  its reading of responses is judged with the recorded request standing in for its own.
+
+Nothing here decides what a library does: the kit only moves bytes, time and signals between the
+library and the harness. See docs/other-runtimes.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from conformance.adapters._conversation import arguments_json, conversation_parts, failed, text_of
+from conformance.adapters._decode_only import DecodeOnly
+from conformance.adapters._replay import ReplayMismatch, reraise_replay_mismatch
+from conformance.adapters._sleep import sdk_sleeps_on
+
+if TYPE_CHECKING:
+    from conformance.adapters._httpx2 import Httpx2Transport, mock_transport
+
+_LAZY = {"Httpx2Transport", "mock_transport"}
+
+
+def __getattr__(name: str) -> Any:
+    """`Httpx2Transport` and `mock_transport` import `httpx2` only when an adapter asks for them."""
+    if name in _LAZY:
+        from conformance.adapters import _httpx2
+
+        return getattr(_httpx2, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "DecodeOnly",
+    "Httpx2Transport",
+    "ReplayMismatch",
+    "arguments_json",
+    "conversation_parts",
+    "failed",
+    "mock_transport",
+    "reraise_replay_mismatch",
+    "sdk_sleeps_on",
+    "text_of",
+]
