@@ -54,6 +54,14 @@ class Backend(Protocol):
 
     def bookmarks(self, root: str) -> dict[str, str]: ...
 
+    def root_of(self, node_id: str) -> str:
+        """The root id of the conversation holding `node_id`; NotFoundError when none does."""
+        ...
+
+    def reading(self, root: str) -> AbstractContextManager[None]:
+        """A consistent read of one conversation (no writer's operation half seen)."""
+        ...
+
     def transaction(self, root: str | None) -> AbstractContextManager[Changes]:
         """Lock the conversation (writers only), yield a `Changes` to fill, commit it atomically
         when the block exits normally; on an exception nothing is written."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,14 +24,17 @@ from conformance.store.errors import CorruptStoreError, NotFoundError, StoreErro
 from conformance.store.layout import (
     BOOKMARKS,
     GENERATION,
+    INTENT,
     LOCK,
     NODES,
     REGISTRY,
     REGISTRY_LOCK,
     STRUCTURE,
+    IntentError,
     WriteLayer,
     apply_atomically,
     dumps,
+    recover,
 )
 from conformance.store.model import Node
 
@@ -138,6 +141,8 @@ class FileBackend:
         self._home: dict[str, str] = {}
         self._checked: set[str] = set()
         """Conversations whose generation was checked since the last `refresh()`."""
+        self._held: set[str] = set()
+        """Conversations whose lock this backend holds now (a read inside a write takes no second lock)."""
         if self.dir.exists() and not self.dir.is_dir():
             raise StoreIOError("not a directory", where=str(self.dir))
 
@@ -217,6 +222,16 @@ class FileBackend:
             return None  # a cache is only a cache: rebuild from the node files
 
     def scan(self, root: str, gen: int) -> Structure:
+        """The structure from the node files. A file a writer removed between the listing and the
+        read starts the scan again (a few times, then a typed error): never a raw FileNotFoundError."""
+        for _ in range(_SCAN_ATTEMPTS):
+            try:
+                return self._scan_once(root, gen)
+            except FileNotFoundError:
+                gen = self._generation(root)
+        raise StoreIOError("the conversation kept changing while it was read", where=str(self.dir / root))
+
+    def _scan_once(self, root: str, gen: int) -> Structure:
         nodes_dir = self.dir / root / NODES
         out = Structure(gen, dirty=True)
         records: list[tuple[int, str, str | None]] = []
@@ -287,6 +302,40 @@ class FileBackend:
             raise CorruptStoreError("corrupt_bookmarks", "expected {version, bookmarks: {name: node}}", where=str(path))
         return {str(k): v for k, v in marks.items()}
 
+    def root_of(self, node_id: str) -> str:
+        """The conversation a node belongs to (NotFoundError when none has it)."""
+        return self._locate(node_id)
+
+    def reading(self, root: str) -> AbstractContextManager[None]:
+        """A consistent read of one conversation: under its lock (unless this backend holds it already),
+        after rolling back an interrupted operation, with the generation checked again."""
+        if root in self._held or not (self.dir / root).is_dir():
+            return nullcontext()
+        return self._locked(root)
+
+    @contextmanager
+    def _locked(self, root: str) -> Iterator[None]:
+        conv = self.dir / root
+        with self._lock(conv / LOCK):
+            self._held.add(root)
+            try:
+                self._recover(root)
+                self._checked.discard(root)
+                yield
+            finally:
+                self._held.discard(root)
+
+    def _recover(self, root: str) -> None:
+        intent = self.dir / root / INTENT
+        try:
+            if recover(intent, self.dir):
+                self._checked.discard(root)
+                self._registry = None
+        except IntentError as exc:
+            raise CorruptStoreError("interrupted_operation", str(exc), where=str(intent)) from None
+        except OSError as exc:
+            raise os_error(exc, str(intent)) from None
+
     # writes ----------------------------------------------------------------------------------
 
     @contextmanager
@@ -321,8 +370,7 @@ class FileBackend:
         conv = self.dir / root
         if not conv.is_dir():
             raise CorruptStoreError("missing_directory", f"conversation {root} has no directory", where=str(conv))
-        with self._lock(conv / LOCK):
-            self._checked.discard(root)
+        with self._locked(root):
             structure = self.structure(root)  # another writer's change is seen here
             yield changes
             if not changes.empty():
@@ -340,7 +388,7 @@ class FileBackend:
             registry = self._registry_entries()
             registry.append({"id": changes.new_root, "created": changes.put[changes.new_root].created})
             writes.append((self.dir / REGISTRY, dumps({"version": 1, "roots": registry})))
-        apply_atomically(self.layer, writes, deletes, tag=uuid.uuid4().hex[:8], barrier=True)
+        apply_atomically(self.layer, writes, deletes, tag=uuid.uuid4().hex[:8], barrier=True, intent=conv / INTENT)
         # the cache follows the files it describes
         for node in changes.delete:
             structure.remove(node.id)
@@ -368,6 +416,9 @@ class FileBackend:
 
     def close(self) -> None:
         self.flush()
+
+
+_SCAN_ATTEMPTS = 5
 
 
 def _remove_empty_tree(path: Path) -> None:

@@ -22,16 +22,24 @@ from conformance.store.files import parse_node, read_json
 from conformance.store.layout import (
     BOOKMARKS,
     GENERATION,
+    INTENT,
     NODES,
     QUARANTINE,
     REGISTRY,
     STRUCTURE,
     TEMP_SUFFIXES,
+    IntentError,
     WriteLayer,
     apply_atomically,
     dumps,
+    read_intent,
+    read_limited,
+    recover,
 )
 from conformance.store.model import Node, normalize_message, tool_call_ids
+
+MAX_FILE_BYTES = 64 << 20
+"""The largest store file fsck reads (a node holding a huge tool result fits; /dev/zero does not)."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +206,10 @@ def _scan_conversation(conv_dir: Path, report: Report, movable: dict[str, list[P
     for extra in sorted(conv_dir.iterdir()):
         if extra.is_file() and extra.name.endswith(TEMP_SUFFIXES):
             files.append(extra)
+    pending = _interrupted(conv_dir, v)
     for path in files:
+        if path in pending:
+            continue
         if path.name.endswith(TEMP_SUFFIXES):
             v.append(Violation("leftover_temp", str(path), "an interrupted write"))
             movable.setdefault("temp", []).append(path)
@@ -235,6 +246,47 @@ def _scan_conversation(conv_dir: Path, report: Report, movable: dict[str, list[P
     return conv
 
 
+def _interrupted(conv_dir: Path, v: list[Violation]) -> set[Path]:
+    """An operation's intent record left behind: one violation, and the temp and backup files it
+    names (they belong to that operation, which repair rolls back, not to quarantine)."""
+    intent = conv_dir / INTENT
+    if not os.path.lexists(intent):
+        return set()
+    try:
+        entries = read_intent(intent, conv_dir.parent)
+    except IntentError as exc:
+        v.append(Violation("interrupted_operation", str(intent), f"{exc}: needs a person"))
+        return set()
+    v.append(Violation("interrupted_operation", str(intent), "an operation was interrupted; --repair rolls it back"))
+    return {p for e in entries for p in (e["temp"], e["backup"]) if p is not None}
+
+
+def _recover_all(data_dir: Path) -> list[str]:
+    """Roll back every interrupted operation (before anything else is judged)."""
+    actions: list[str] = []
+    for conv_dir in sorted(p for p in data_dir.iterdir() if p.is_dir() and ids.is_root_id(p.name)):
+        try:
+            if recover(conv_dir / INTENT, data_dir):
+                actions.append(f"rolled back the interrupted operation recorded in {conv_dir / INTENT}")
+        except IntentError:
+            continue  # reported by the scan, left for a person
+    return actions
+
+
+def _remove_aborted_creations(data_dir: Path, registry: set[str]) -> list[str]:
+    """A conversation directory that holds no file at all and is not registered is a creation that
+    never completed: removed (it holds no data)."""
+    actions: list[str] = []
+    for conv_dir in sorted(p for p in data_dir.iterdir() if p.is_dir() and ids.is_root_id(p.name)):
+        if conv_dir.name in registry or conv_dir.is_symlink():
+            continue
+        if any(p.is_file() and not p.name.endswith(".lock") for p in conv_dir.rglob("*")):
+            continue
+        shutil.rmtree(conv_dir)
+        actions.append(f"removed {conv_dir}: an empty conversation directory whose creation never completed")
+    return actions
+
+
 def _check_cache(conv_dir: Path, conv: Conversation, v: list[Violation]) -> None:
     path = conv_dir / STRUCTURE
     if not path.exists():
@@ -257,14 +309,16 @@ def repair_dir(data_dir: Path, layer: WriteLayer | None = None) -> Report:
     """Repair what can be repaired without losing data; returns the actions and what remains."""
     layer = layer or WriteLayer()
     first = Report()
+    actions = _recover_all(data_dir)
     conversations, movable = _scan_dir(data_dir, first)
-    actions: list[str] = []
     for kind in ("temp", "unreadable", "detached"):
         for path in movable.get(kind, []):
             if path.exists():
                 actions.append(f"moved {path} to {_quarantine(data_dir, path)}")
+    actions += _remove_aborted_creations(data_dir, {c.root for c in conversations if c.root in c.nodes})
     for conv in conversations:
-        actions += _repair_conversation(data_dir / conv.root, conv, layer)
+        if (data_dir / conv.root).is_dir():
+            actions += _repair_conversation(data_dir / conv.root, conv, layer)
     actions += _rebuild_registry(data_dir, layer)
     report = fsck_dir(data_dir)
     report.actions = actions
@@ -306,7 +360,9 @@ def _rebuild_registry(data_dir: Path, layer: WriteLayer) -> list[str]:
         except (StoreError, FileNotFoundError):
             continue  # no readable root node: the directory stays unregistered and is reported
         entries.append({"id": root.id, "created": root.created})
-    entries.sort(key=lambda e: (e["created"], e["id"]))
+    order = {rid: i for i, rid in enumerate(_registered_order(reg_path))}
+    # the registry's own order is kept (it is the creation order readers list); others follow by creation time
+    entries.sort(key=lambda e: (order.get(e["id"], len(order)), e["created"], e["id"]))
     new = dumps({"version": 1, "roots": entries})
     try:
         if reg_path.read_bytes() == new:
@@ -317,6 +373,14 @@ def _rebuild_registry(data_dir: Path, layer: WriteLayer) -> list[str]:
         _quarantine(data_dir, reg_path, copy=True)
     layer_write(layer, reg_path, new)
     return [f"rebuilt {reg_path} from {len(entries)} conversation directories"]
+
+
+def _registered_order(reg_path: Path) -> list[str]:
+    try:
+        data = json.loads(read_limited(reg_path, MAX_FILE_BYTES))
+        return [str(e["id"]) for e in data["roots"] if isinstance(e, dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def layer_write(layer: WriteLayer, path: Path, data: bytes) -> None:

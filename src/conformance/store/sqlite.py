@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +163,14 @@ class SqliteBackend:
             db.executemany(
                 "INSERT INTO bookmarks (root, name, node) VALUES (?, ?, ?)", [(root, k, v) for k, v in marks.items()]
             )
+
+    def root_of(self, node_id: str) -> str:
+        """The conversation a node belongs to (NotFoundError when none has it)."""
+        return self.get(node_id).root
+
+    def reading(self, root: str) -> AbstractContextManager[None]:
+        """SQLite reads see one committed state per statement: nothing to take."""
+        return nullcontext()
 
     def close(self) -> None:
         self.db.close()

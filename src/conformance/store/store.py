@@ -64,18 +64,25 @@ class Store:
 
     def get(self, node_id: Any) -> Node:
         self.backend.refresh()
-        return self.backend.get(ids.node_id(node_id))
+        nid = ids.node_id(node_id)
+        with self.backend.reading(self.backend.root_of(nid)):
+            return self.backend.get(nid)
 
     def children(self, node_id: Any) -> list[str]:
         self.backend.refresh()
         nid = ids.node_id(node_id)
-        self.backend.get(nid)
-        return self.backend.children(nid)
+        with self.backend.reading(self.backend.root_of(nid)):
+            self.backend.get(nid)
+            return self.backend.children(nid)
 
     def ancestry(self, node_id: Any) -> list[Node]:
         """Root → node, O(depth). A missing parent, a cycle or a parented root is a loud error."""
         self.backend.refresh()
-        node = self.get(node_id)
+        nid = ids.node_id(node_id)
+        with self.backend.reading(self.backend.root_of(nid)):
+            return self._ancestry(self.backend.get(nid))
+
+    def _ancestry(self, node: Node) -> list[Node]:
         chain = [node]
         seen = {node.id}
         while node.parent is not None:
@@ -127,7 +134,8 @@ class Store:
     def bookmarks(self, root: Any) -> dict[str, str]:
         self.backend.refresh()
         rid = self._root(root)
-        return dict(self.backend.bookmarks(rid))
+        with self.backend.reading(rid):
+            return dict(self.backend.bookmarks(rid))
 
     def resolve(self, root: Any, name: Any) -> str:
         self.backend.refresh()
@@ -356,8 +364,10 @@ def tree_json(store: Store) -> dict[str, Any]:
     bookmarks: list[dict[str, str]] = []
     roots = store.roots()
     for rid in roots:
-        for nid in store.subtree(rid):
-            n = store.backend.get(nid)
-            nodes.append({"id": n.id, "parent": n.parent, "message": n.message, "source_info": n.source_info})
-        bookmarks += [{"root": rid, "name": k, "node": v} for k, v in sorted(store.backend.bookmarks(rid).items())]
+        with store.backend.reading(rid):  # one consistent view of each conversation
+            for nid in store.subtree(rid):
+                n = store.backend.get(nid)
+                nodes.append({"id": n.id, "parent": n.parent, "message": n.message, "source_info": n.source_info})
+            marks = sorted(store.backend.bookmarks(rid).items())
+        bookmarks += [{"root": rid, "name": k, "node": v} for k, v in marks]
     return {"roots": roots, "nodes": nodes, "bookmarks": bookmarks}
