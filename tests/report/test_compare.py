@@ -57,6 +57,7 @@ def test_merge_is_the_union_of_providers_and_features() -> None:
         "missing": 1,
         "error": 1,
         "skipped": 0,
+        "not_offered": 0,
         NOT_RUN: 1,
     }
     assert cmp.counts(1) == {
@@ -66,6 +67,7 @@ def test_merge_is_the_union_of_providers_and_features() -> None:
         "missing": 0,
         "error": 1,
         "skipped": 1,
+        "not_offered": 0,
         NOT_RUN: 2,
     }
 

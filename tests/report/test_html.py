@@ -128,7 +128,10 @@ def test_regressions_between_runs() -> None:
     assert len(re.findall(r"<td [^>]*data-regressed", html)) == 1
     assert '<option value="regressed">' in html
     assert island(html)["regressed"] == {"openai/stream_text": "pass"}
-    assert "Verdicts from best to worst: pass &lt; unsupported &lt; skipped &lt; missing &lt; fail &lt; error" in html
+    assert (
+        "Verdicts from best to worst: pass &lt; unsupported &lt; not_offered &lt; skipped &lt; missing &lt; fail &lt; error"
+        in html
+    )
     same = render_html(before, previous=before)
     assert "No cell regressed since the run of 2026-11-22 12:00 UTC" in same
     assert not re.findall(r"<td [^>]*data-regressed", same)
@@ -136,7 +139,15 @@ def test_regressions_between_runs() -> None:
 
 
 def test_regression_order() -> None:
-    assert sorted(RANK, key=RANK.__getitem__) == ["pass", "unsupported", "skipped", "missing", "fail", "error"]
+    assert sorted(RANK, key=RANK.__getitem__) == [
+        "pass",
+        "unsupported",
+        "not_offered",
+        "skipped",
+        "missing",
+        "fail",
+        "error",
+    ]
     before, after = sample_matrix(), sample_matrix()
     gone = after.model_copy(update={"cells": [c for c in after.cells if (c.provider, c.feature) != ("openai", "text")]})
     (change,) = regressions(before, gone)

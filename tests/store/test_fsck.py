@@ -47,7 +47,7 @@ def test_repair_rebuilds_the_registry_and_quarantines_without_deleting(tmp_path:
     r2 = second.create_root("other")
     second.close()
     nodes = data / n["r"] / "nodes"
-    (nodes / f"{n['a']}.json").write_text('{"id": "broken')  # t and b become unreachable
+    (nodes / f"{n['a']}.json").write_text('{"id": "broken')  # t and b are cut off from the root
     (data / "roots.json").write_text(json.dumps({"version": 1, "roots": [{"id": n["r"], "created": 0}]}))
     (nodes / ".x.json.1234.tmp").write_text("half")
     before = contents(data)
@@ -57,19 +57,22 @@ def test_repair_rebuilds_the_registry_and_quarantines_without_deleting(tmp_path:
     assert ("orphan_parent", f"{n['t']}.json") in kinds
     assert ("unregistered_root", r2) in kinds
     assert ("leftover_temp", ".x.json.1234.tmp") in kinds
-    assert ("dangling_bookmark", "bookmarks.json#end") in kinds
 
     repaired = repair_dir(data)
-    assert repaired.violations == []
+    # the valid descendants of the truncated node stay, and so does the bookmark on them: a person decides
+    assert [(v.kind, Path(v.where).name) for v in repaired.violations] == [("orphan_parent", f"{n['t']}.json")]
+    assert "unreadable" in repaired.violations[0].detail
     assert any("rebuilt" in a and "roots.json" in a for a in repaired.actions)
     registry = json.loads((data / "roots.json").read_text())
     assert {e["id"] for e in registry["roots"]} == {n["r"], r2}
     assert before <= contents(data)  # every byte that was there is still somewhere
     quarantined = {p.name for p in (data / "quarantine").rglob("*") if p.is_file()}
-    assert {f"{n['a']}.json", f"{n['t']}.json", f"{n['b']}.json", ".x.json.1234.tmp"} <= quarantined
+    assert {f"{n['a']}.json", ".x.json.1234.tmp"} <= quarantined
+    assert not {f"{n['t']}.json", f"{n['b']}.json"} & quarantined
     store = make_store("files", data)
     assert [m["role"] for m in store.path(n["u"])] == ["system", "user"]
-    assert store.bookmarks(n["r"]) == {}
+    assert store.bookmarks(n["r"]) == {"end": n["b"]}
+    store.close()
 
 
 def test_sqlite_fsck_finds_a_cycle_and_a_root_with_a_parent(tmp_path: Path) -> None:

@@ -30,15 +30,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run_fsck(args: argparse.Namespace) -> int:
-    from conformance.store.fsck import fsck_path, repair_dir
+    from conformance.store.fsck import fsck_dir, fsck_sqlite, identify, repair_dir
 
     path = Path(args.path)
     if not path.exists():
         raise InputError("no such directory or database file", where=str(path))
-    if args.repair and not path.is_dir():
-        raise InputError("--repair works on a data directory (files backend)", where=str(path))
     try:
-        report = repair_dir(path) if args.repair else fsck_path(path)
+        kind, where = identify(path)
+        if args.repair and kind != "files":
+            raise InputError(
+                "--repair mends a data directory of the files backend; this is a SQLite store", where=str(where)
+            )
+        check = repair_dir if args.repair else (fsck_sqlite if kind == "sqlite" else fsck_dir)
+        report = check(where)
     except OSError as exc:
         raise InputError(f"cannot read the store ({exc.strerror or exc})", where=str(path)) from None
     if args.json:

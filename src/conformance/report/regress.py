@@ -14,11 +14,11 @@ from conformance.report.matrix import Matrix, Verdict
 RANK: dict[Verdict, int] = {
     "pass": 0,
     "unsupported": 1,
-    "not_offered": 1,
-    "skipped": 2,
-    "missing": 3,
-    "fail": 4,
-    "error": 5,
+    "not_offered": 2,
+    "skipped": 3,
+    "missing": 4,
+    "fail": 5,
+    "error": 6,
 }
 """Worse is higher: a cell regressed when its rank went up (pass → missing, fail → error, …)."""
 
