@@ -49,19 +49,20 @@ def repair_dir(data_dir: Path, layer: WriteLayer | None = None) -> Report:
     _refuse_unsafe_quarantine(data_dir)
     actions = _recover_all(data_dir)
     scan = scan_dir(data_dir, Report())
+    unusable = {c.root for c in scan.conversations if c.root not in c.nodes}
+    """Conversations without a readable root node: moved whole (or removed when they hold nothing)."""
     for kind in ("temp", "unreadable", "detached"):
         for path in scan.movable.get(kind, []):
-            if os.path.lexists(path):
+            inside = Path(os.path.relpath(path, data_dir)).parts[0]
+            if inside not in unusable and os.path.lexists(path):
                 actions.append(f"moved {path} to {quarantine(data_dir, path)}")
-    usable: list[Conversation] = []
-    for conv in scan.conversations:
-        conv_dir = data_dir / conv.root
-        if conv.root in conv.lost and os.path.lexists(conv_dir):
-            actions.append(
-                f"moved conversation {conv.root} to {quarantine(data_dir, conv_dir)}: its root node is unreadable"
-            )
-        elif conv.root in conv.nodes:
-            usable.append(conv)
+    usable = [c for c in scan.conversations if c.root not in unusable]
+    actions += _remove_aborted_creations(data_dir, {c.root for c in usable})
+    for rid in sorted(unusable):
+        conv_dir = data_dir / rid
+        if os.path.lexists(conv_dir):
+            dest = quarantine(data_dir, conv_dir)
+            actions.append(f"moved conversation {rid} to {dest}: it has no readable root node")
     actions += _remove_aborted_creations(data_dir, {c.root for c in usable})
     for conv in usable:
         actions += _repair_conversation(data_dir / conv.root, conv, layer)
