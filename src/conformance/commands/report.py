@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,17 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--input", default="reports/matrix.json", help="the run to render (default: reports/matrix.json)")
     p.add_argument("--previous", help="an earlier matrix.json: cells that got worse are flagged")
     p.add_argument("--out", help="directory for index.html (default: reports/)")
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a cell regressed against --previous")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="the release gate: exit 1 when a scenario × provider result regressed against --previous",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="with --previous: how regressions and improvements are printed (github: workflow annotations)",
+    )
     p.add_argument(
         "--compare",
         nargs="+",
@@ -32,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_compare(args)
     from conformance.exceptions import InputError
-    from conformance.report.html import regressions, write_html
+    from conformance.report.html import write_html
     from conformance.report.matrix import Matrix
 
     matrix = Matrix.load(Path(args.input))
@@ -42,13 +53,26 @@ def run(args: argparse.Namespace) -> int:
     if args.fail_on_disagreement:
         raise InputError("needs --compare", where="--fail-on-disagreement")
     path = write_html(matrix, Path(args.out or "reports"), previous=previous)
-    console = Console()
-    console.print(f"wrote {path}")
     if previous is None:
+        Console().print(f"wrote {path}", markup=False, highlight=False)
         return 0
-    worse = regressions(previous, matrix)
-    for reg in worse:
-        console.print(f"[bold red]regressed[/]: {reg}", highlight=False)
-    if not worse:
-        console.print("no cell regressed")
-    return 1 if worse and args.fail_on_regression else 0
+    return _gate(args, previous, matrix, path)
+
+
+def _gate(args: argparse.Namespace, previous: Any, matrix: Any, path: Path) -> int:
+    """Print the per-scenario changes in the chosen format; exit 1 on a regression when asked."""
+    from conformance.report.gate import compare_runs, github_annotations, render_json, render_text, scenario_paths
+
+    gate = compare_runs(previous, matrix)
+    if args.format == "json":
+        sys.stdout.write(render_json(gate) + "\n")
+    elif args.format == "github":
+        for line in github_annotations(gate, scenario_paths(matrix)):
+            sys.stdout.write(line + "\n")
+    else:
+        console = Console()
+        console.print(f"wrote {path}", markup=False, highlight=False)
+        for line in render_text(gate):
+            style = "bold red" if line.startswith("regressed") else "green" if line.startswith("improved") else None
+            console.print(line, markup=False, highlight=False, style=style)
+    return 1 if gate.regressions and args.fail_on_regression else 0
