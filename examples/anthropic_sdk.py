@@ -26,9 +26,8 @@ import httpx2
 from conformance.adapters import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
-from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
-from conformance.runtime.reference import ReferenceRuntime
+from examples._params import messages_params
 
 _STOP = {
     "end_turn": "stop",
@@ -141,7 +140,7 @@ class AnthropicSdkRuntime:
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)
         profile = get_profile(request.provider)
-        wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
+        params, stream = messages_params(request.conversation, profile.default_model)  # the program's own mapping
         attempts = request.settings.get("policy", {}).get("max_attempts", anthropic.DEFAULT_MAX_RETRIES + 1)
         client = anthropic.Anthropic(
             api_key=request.keys[0],
@@ -150,7 +149,7 @@ class AnthropicSdkRuntime:
             max_retries=int(attempts) - 1,
         )
         with client, sdk_sleeps_on(request.clock, anthropic_base_client):
-            return _call(client, wire.body, wire.stream)
+            return _call(client, params, stream)
 
 
 def make() -> AnthropicSdkRuntime:

@@ -29,9 +29,8 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from conformance.adapters import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
-from conformance.model.parse import parse_conversation
 from conformance.runtime.protocol import TurnRequest
-from conformance.runtime.reference import ReferenceRuntime
+from examples._params import chat_params
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 
@@ -143,7 +142,7 @@ class OpenAISdkRuntime:
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)
         profile = get_profile(request.provider)
-        wire = ReferenceRuntime().wire_request(parse_conversation(request.conversation), profile)
+        params, stream = chat_params(request.conversation, profile.default_model)  # the program's own mapping
         attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
         client = openai.OpenAI(
             api_key=request.keys[0],
@@ -152,7 +151,7 @@ class OpenAISdkRuntime:
             max_retries=int(attempts) - 1,
         )
         with client, sdk_sleeps_on(request.clock, openai_base_client):
-            return _call(client, wire.body, wire.stream, request.provider)
+            return _call(client, params, stream, request.provider)
 
 
 def make() -> OpenAISdkRuntime:
