@@ -4,6 +4,9 @@
   faster than the pure-Python loader, which stays the fallback) and memoizes the parsed document by
   path, modification time and size, so a run that reads a scenario or cassette from several checks
   parses it once. Callers treat the returned data as read-only.
+- `dump_yaml(data)` writes YAML that both loaders read the same way (libyaml's and the
+  pure-Python one accept slightly different documents: a plain `?` in a flow mapping is one), and
+  refuses data it cannot write so.
 - `atomic_write(path, data)` writes a temp file beside the target (a unique name, so concurrent
   writers never share one), optionally fsyncs, and `os.replace`s it over the target: readers see
   the old file or the new one, never half of either.
@@ -25,7 +28,10 @@ from conformance import jsonvalue
 from conformance.exceptions import InputError
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's loader when available, else the pure-Python one; both build the same data."""
+"""libyaml's loader when available, else the pure-Python one; both build the same data from every
+file the project writes or bundles (`dump_yaml`, tests/test_yaml_dialect.py)."""
+LOADERS: tuple[type[yaml.SafeLoader], ...] = tuple(dict.fromkeys((SafeLoader, yaml.SafeLoader)))
+"""Every safe loader a reader of the project's files may have: libyaml's (when built) and the pure-Python one."""
 
 T = TypeVar("T")
 
@@ -120,6 +126,22 @@ def _check_value(data: Any) -> None:
                 raise YAMLValueError(f"nested deeper than {jsonvalue.MAX_DEPTH} levels")
             children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)
+
+
+def dump_yaml(data: Any, **options: Any) -> str:
+    """`data` as YAML in block style (`options` go to `yaml.safe_dump`), checked to load back as
+    `data` with every loader in `LOADERS`; a `ValueError` when one of them reads it otherwise."""
+    text: str = yaml.safe_dump(
+        data, **{"sort_keys": False, "allow_unicode": True, "default_flow_style": False, **options}
+    )
+    for loader in LOADERS:
+        try:
+            back = yaml.load(text, Loader=loader)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"the YAML written is not read by {loader.__name__}: {exc}") from None
+        if back != data:
+            raise ValueError(f"the YAML written reads back differently with {loader.__name__}")
+    return text
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: int = 0o644) -> Path:

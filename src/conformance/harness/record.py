@@ -34,7 +34,7 @@ from conformance import __version__
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.compare import diff, render_diff
 from conformance.exceptions import InputError, MissingKeyError
-from conformance.fileio import atomic_write, parse_yaml
+from conformance.fileio import atomic_write, dump_yaml, parse_yaml
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import (
     Cassette,
@@ -170,8 +170,6 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
     outcome, so the other providers stay as they were and a reviewer reads only what differs; the
     file is rewritten through YAML in block style (comments are not kept).
     """
-    import yaml
-
     (outcome,) = _outcome(provider, load_cassette(cassette))[:1]
     data = parse_yaml(scenario.path.read_text(encoding="utf-8"))
     overrides: dict[str, Any] = {}
@@ -190,7 +188,10 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
         overrides[provider] = delta
     if not overrides:
         data.pop("overrides")
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
+    try:  # read the same by libyaml and the pure-Python loader, or not written at all
+        text = dump_yaml(data, width=110)
+    except ValueError as exc:
+        raise InputError(f"cannot accept the outcome: {exc}", where=str(scenario.path)) from None
     atomic_write(scenario.path, text)
 
 
