@@ -58,3 +58,98 @@ def bounded(data: bytes | bytearray | memoryview | str, value: Any) -> Any:
         if brackets > MAX_DEPTH and depth(value) > MAX_DEPTH:
             raise orjson.JSONDecodeError(f"JSON nested deeper than {MAX_DEPTH} levels", "", 0)
     return value
+
+
+MAX_CHARS = 4_096
+"""Longest string `safe` keeps when asked to shorten (`shorten=True`): a report needs the start of it."""
+MAX_ITEMS = 1_000
+"""Most items of one list or object `safe` keeps when asked to shorten."""
+
+
+def _escape(text: str) -> str:
+    """`text` with lone surrogates written as `\\udXXX` escapes (they cannot be encoded as UTF-8)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return _escape(key)
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, float) and key != key:
+        return "NaN"
+    return _escape(str(key))
+
+
+def _scalar(value: Any, shorten: bool) -> Any:
+    """A JSON scalar for `value` (not a container): strings escaped, NaN and infinities spelled out."""
+    if value is None or value is True or value is False or value.__class__ is int:
+        return value
+    if isinstance(value, str):
+        text = _escape(value)
+        if shorten and len(text) > MAX_CHARS:
+            return f"{text[:MAX_CHARS]}… [{len(text) - MAX_CHARS} more characters]"
+        return text
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _scalar(repr(bytes(value)), shorten)
+    try:
+        text = repr(value)
+    except Exception as exc:  # an object whose repr raises is still reported, by its type
+        text = f"<{type(value).__name__} object: repr raised {type(exc).__name__}>"
+    return _scalar(text, True)
+
+
+def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+    """`value` as plain JSON that every encoder accepts, whatever it held; never raises.
+
+    Lone surrogates become `\\udXXX` escapes, NaN and infinities the strings `"NaN"`, `"Infinity"`,
+    `"-Infinity"`, keys strings, tuples and sets lists, bytes and other objects their `repr`, and
+    anything nested deeper than `max_depth` a string saying so. With `shorten`, strings longer than
+    `MAX_CHARS` and containers longer than `MAX_ITEMS` are cut with a note of what was left out (for
+    a report; a judgment takes the whole value). A value that needs none of it is returned as is."""
+
+    def walk(v: Any, level: int) -> Any:
+        if isinstance(v, dict):
+            if level >= max_depth:
+                return f"<an object nested deeper than {max_depth} levels>"
+            pairs = list(v.items())
+            extra = 0
+            if shorten and len(pairs) > MAX_ITEMS:
+                extra, pairs = len(pairs) - MAX_ITEMS, pairs[:MAX_ITEMS]
+            out = {_key(k): walk(x, level + 1) for k, x in pairs}
+            if extra:
+                out["…"] = f"[{extra} more keys]"
+            same_keys = len(out) == len(v) and all(k is o for k, o in zip(v, out, strict=True))
+            if not extra and same_keys and all(a is b for a, b in zip(out.values(), v.values(), strict=True)):
+                return v
+            return out
+        if isinstance(v, list | tuple | set | frozenset):
+            if level >= max_depth:
+                return f"<a list nested deeper than {max_depth} levels>"
+            seq = list(v) if isinstance(v, list | tuple) else sorted(v, key=repr)
+            extra = 0
+            if shorten and len(seq) > MAX_ITEMS:
+                extra, seq = len(seq) - MAX_ITEMS, seq[:MAX_ITEMS]
+            items: list[Any] = [walk(x, level + 1) for x in seq]
+            if extra:
+                items.append(f"… [{extra} more items]")
+            if v.__class__ is list and not extra and all(a is b for a, b in zip(items, v, strict=True)):
+                return v
+            return items
+        return _scalar(v, shorten)
+
+    return walk(value, 0)

@@ -17,6 +17,7 @@ from conformance.harness.checks.retry import check_retry
 from conformance.harness.checks.store import check_store
 from conformance.harness.checks.transcript import check_repair, check_transcript
 from conformance.harness.context import Check, HarnessContext, result
+from conformance.harness.guard import guarded, safe_result
 from conformance.scenarios import Scenario, register_check_name
 
 CHECK_REGISTRY: dict[str, Check] = {}
@@ -63,13 +64,22 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
     if check is None:
         return result(scenario, provider, "error", f"no check named {scenario.check!r} is available")
     try:
-        res = check(scenario, provider, ctx)
+        res = check(scenario, provider, guarded(ctx))
     except InputError as exc:
-        res = result(scenario, provider, "error", str(exc))
+        res = result(scenario, provider, "error", _describe(exc, typed=False))
     except Exception as exc:  # a crash in the runtime under test is a verdict, with its type
-        res = result(scenario, provider, "error", f"{type(exc).__name__}: {exc}")
+        res = result(scenario, provider, "error", _describe(exc, typed=True))
     res.scenario_path = ctx.rel(scenario.path)
-    return res
+    return safe_result(res)
+
+
+def _describe(exc: BaseException, *, typed: bool) -> str:
+    """The exception as one reason; an exception whose `str` itself raises is named by its type."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "(its message cannot be read)"
+    return f"{type(exc).__name__}: {text}" if typed else text
 
 
 __all__ = ["CHECK_REGISTRY", "WHOLE_CORPUS_CHECKS", "register_check", "run_check"]

@@ -13,8 +13,9 @@ The budget is fixed and documented so cost and verdicts are stable from run to r
 are drawn once per process by hypothesis with `derandomize=True` and no example database, and
 the same examples are given to every provider (and every runtime), so the cells are comparable.
 `ctx.extras["examples"]` (`conformance run --examples N`) overrides the scenario's count. When an
-example fails, hypothesis searches again from scratch and shrinks, so the verdict carries the
-smallest failing case it finds (for `repair`, as a ready-to-save scenario file).
+example fails, hypothesis searches again from scratch and shrinks within `SHRINK_CALLS` property
+calls, so the verdict carries the smallest failing case it finds in that budget (for `repair`, as a
+ready-to-save scenario file) and says how many calls the search took.
 """
 
 from __future__ import annotations
@@ -144,13 +145,43 @@ NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode"}
 """The capability of the runtime under test each property exercises."""
 
 
-def _shrunk(name: str, prop: Property, n: int) -> str | None:
-    """The property's failure on the smallest failing example hypothesis finds, if it finds one."""
+SHRINK_CALLS = 30
+"""Property calls hypothesis may spend on a failure after it first finds one (searching again and
+shrinking): a failing row costs a bounded, machine-independent amount of work, and the verdict says
+when the budget stopped the search short of the smallest case."""
+
+
+class _BudgetSpent(BaseException):
+    """Stops hypothesis' search from inside the property (a `BaseException`, which it does not
+    take for a failure of the property)."""
+
+
+def _shrunk(name: str, prop: Property, n: int) -> tuple[str | None, str]:
+    """The property's failure on the smallest failing example found within `SHRINK_CALLS` property
+    calls, and a note of how the search ended.
+
+    Hypothesis only ever moves to a failing example smaller than the last, so the last failure seen
+    is the smallest so far: when the budget is spent, the search stops there."""
+    smallest: list[str] = []
+    calls = 0
+
+    def fails(example: Any) -> bool:
+        nonlocal calls
+        if smallest and calls >= SHRINK_CALLS:
+            raise _BudgetSpent
+        calls += 1
+        failure = prop(example)
+        if failure is not None:
+            smallest[:] = [failure]
+        return failure is not None
+
     try:
-        smallest = find(_strategy(name), lambda ex: prop(ex) is not None, settings=_settings(4 * n))
+        find(_strategy(name), fails, settings=_settings(4 * n))
     except NoSuchExample:
-        return None
-    return prop(smallest)
+        return None, "not found again when searched from scratch"
+    except _BudgetSpent:
+        return smallest[0], f"shrinking stopped after {SHRINK_CALLS} property calls, its budget"
+    return smallest[0], f"shrunk in {calls} property calls (budget {SHRINK_CALLS})"
 
 
 def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -172,6 +203,7 @@ def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> S
         examples += 1
         failure = prop(example)
         if failure is not None:
-            failure = _shrunk(name, prop, n) or failure
-            return result(scenario, provider, "fail", failure, examples=examples, actual=failure)
+            smallest, note = _shrunk(name, prop, n)
+            failure = smallest or failure
+            return result(scenario, provider, "fail", f"{failure}\n({note})", examples=examples, actual=failure)
     return result(scenario, provider, "pass", f"{examples} generated examples held the property", examples=examples)

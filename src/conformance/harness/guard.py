@@ -1,0 +1,75 @@
+"""Whatever a runtime under test returns is judged and saved, never a crash of the harness.
+
+Checks see the runtime through `guarded`: every capability's answer passes through
+`jsonvalue.safe` first (lone surrogates escaped, NaN and infinities spelled out, values nested
+deeper than the parser accepts cut, objects JSON cannot hold written as their `repr`), so a wrong
+value is a `fail` with its diff like any other. `safe_result` then shortens what a result keeps for
+the report (very long strings and lists), so `matrix.json` is always written and always valid JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from conformance.compare import ScenarioResult
+from conformance.harness.context import HarnessContext
+from conformance.jsonvalue import safe
+from conformance.runtime.protocol import CAPABILITIES
+
+_SESSION_METHODS = frozenset({"apply", "tree", "fsck"})
+"""Store-session methods whose answers the store check judges."""
+
+
+class _Guarded:
+    """The runtime under test, its capability answers made plain JSON; everything else delegated."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name == CAPABILITIES["store"] and callable(attr):
+            return lambda *args, **kwargs: _GuardedSession(attr(*args, **kwargs))
+        if name in CAPABILITIES.values() and callable(attr):
+            return lambda *args, **kwargs: safe(attr(*args, **kwargs))
+        return attr
+
+
+class _GuardedSession:
+    """A store session whose answers are made plain JSON."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name in _SESSION_METHODS and callable(attr):
+            return lambda *args, **kwargs: safe(attr(*args, **kwargs))
+        return attr
+
+
+def guarded(ctx: HarnessContext) -> HarnessContext:
+    """`ctx` with its runtime behind the guard (made once per run and runtime, kept in `ctx.memo`)."""
+    cached = ctx.memo.get("guarded")
+    if cached is not None and cached[0] is ctx.runtime:
+        return cached[1]  # type: ignore[no-any-return]
+    inner = ctx.runtime
+    view = replace(ctx, runtime=_Guarded(inner))
+    ctx.memo["guarded"] = (inner, view)
+    return view
+
+
+def safe_result(res: ScenarioResult) -> ScenarioResult:
+    """`res` with every value it keeps (expected, actual, diff, reason) savable as JSON, long values shortened."""
+    res.reason = safe(res.reason, shorten=True)
+    res.expected = safe(res.expected, shorten=True)
+    res.actual = safe(res.actual, shorten=True)
+    for entry in res.diff:
+        entry.path = safe(entry.path, shorten=True)
+        entry.expected = safe(entry.expected, shorten=True)
+        entry.actual = safe(entry.actual, shorten=True)
+    return res
+
+
+__all__ = ["guarded", "safe_result"]

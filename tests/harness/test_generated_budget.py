@@ -1,0 +1,44 @@
+"""A failing hypothesis row is bounded: shrinking stops after `SHRINK_CALLS` property calls and says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conformance.harness import HarnessContext, run_all
+from conformance.harness.checks.generated import SHRINK_CALLS
+from conformance.runtime.reference import ReferenceRuntime
+from conformance.scenarios import load_scenarios
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class OrphanOnLongTranscripts(ReferenceRuntime):
+    """Repair appends a result for no call once a transcript has six messages: only long cases fail,
+    so hypothesis has much to shrink."""
+
+    name = "mutant-orphan-on-long-transcripts"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        self.calls += 1
+        out = super().repair(messages, provider, model, options)
+        if len(out["messages"]) >= 6:
+            out["messages"] = [*out["messages"], {"role": "tool_result", "tool_call_id": "none", "content": "x"}]
+        return out
+
+
+def test_a_failing_generated_row_stops_shrinking_at_its_budget_and_reports_it() -> None:
+    runtime = OrphanOnLongTranscripts()
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=runtime.name)
+    row = [s for s in load_scenarios(ROOT / "scenarios") if s.id == "generated_repair"]
+    res = run_all(row, ["openai"], ctx)[0]
+    assert res.verdict == "fail"
+    assert f"shrinking stopped after {SHRINK_CALLS} property calls, its budget" in res.reason
+    assert res.examples is not None
+    # the property calls repair twice: the examples run, then at most the budget while shrinking
+    assert runtime.calls <= 2 * (res.examples + SHRINK_CALLS)
