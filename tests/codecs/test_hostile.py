@@ -88,3 +88,18 @@ def test_openai_tool_call_index_of_another_type(wrong: object) -> None:
         + b"data: [DONE]\n\n"
     )
     _decode("openai", 200, SSE, body, True)
+
+
+@pytest.mark.parametrize("wrong", WRONG_TYPES, ids=repr)
+@pytest.mark.parametrize("field", ["index", "id"])
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_reasoning_details_index_or_id_of_another_type(wrong: object, field: str, stream: bool) -> None:
+    detail = {"type": "reasoning.text", "text": "thought", field: wrong}
+    if stream:
+        choice = {"index": 0, "delta": {"reasoning_details": [detail]}, "finish_reason": "stop"}
+        body = b"data: " + json.dumps({"id": "c", "model": "m", "choices": [choice]}).encode() + b"\n\ndata: [DONE]\n\n"
+    else:
+        message = {"role": "assistant", "content": "a", "reasoning_details": [detail]}
+        body = json.dumps({"id": "c", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+    outcome = _decode("openrouter", 200, SSE if stream else JSON, body, stream)
+    assert outcome["message"]["content"][0] == {"type": "thinking", "thinking": "thought"}  # type: ignore[index]

@@ -58,33 +58,45 @@ CONTEXT_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         r"too large for model with \d+ maximum context length",  # Mistral
         r"prompt too long; exceeded (max )?context length",  # xAI
         r"this model's maximum prompt length is \d+",  # xAI
-        r"input length .* exceeds (the )?(maximum|context) ",  # Ollama / llama.cpp wording
-        r"requested \d+ tokens .* context (length|window)",  # generic gateways
+        r"input length [^\n]{0,200}? exceeds (the )?(maximum|context) ",  # Ollama / llama.cpp wording
+        r"requested \d{1,12} tokens [^\n]{0,200}? context (length|window)",  # generic gateways
         r"prompt is too long: \d+, model maximum context length: \d+",  # Fireworks, Ollama cloud models
     )
 )
 
 
+OVERFLOW_SCAN_CHARS = 8192
+"""How much of an error message is searched for a context-overflow wording (the wordings are one
+sentence near the start; a longer message from a hostile server is not scanned to its end)."""
+
+
 def is_context_overflow(text: str | None) -> bool:
-    return bool(text) and any(p.search(text or "") for p in CONTEXT_OVERFLOW_PATTERNS)
+    """Whether a message says the context window was exceeded. Every pattern is linear (a bounded
+    gap instead of `.*`, which is retried from every occurrence of its prefix), and only the first
+    `OVERFLOW_SCAN_CHARS` characters are searched."""
+    head = (text or "")[:OVERFLOW_SCAN_CHARS]
+    return bool(head) and any(p.search(head) for p in CONTEXT_OVERFLOW_PATTERNS)
 
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+MAX_DURATION_CHARS = 64
+"""A longer duration header is not a duration (parsed digit runs would cost time for nothing)."""
+_DURATION = re.compile(r"(\d{1,20}(?:\.\d{1,20})?)(ms|h|m|s)")
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_duration(value: str) -> float | None:
     """Go-style durations (`6m0s`, `1.5s`, `12ms`) and protobuf durations (`34.4s`) → seconds."""
     value = value.strip()
-    if not value:
+    if not value or len(value) > MAX_DURATION_CHARS:
         return None
     total, pos = 0.0, 0
-    for match in _DURATION.finditer(value):
-        if match.start() != pos:
+    while pos < len(value):  # anchored at the cursor: one attempt per part, never a search
+        match = _DURATION.match(value, pos)
+        if match is None:
             return None
         total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
         pos = match.end()
-    return total if pos == len(value) else None
+    return total
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

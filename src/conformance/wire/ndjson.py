@@ -23,20 +23,52 @@ class NDJSONRecord:
     error: str | None = None
 
 
+class LineBuffer:
+    """Bytes → complete `\\n`-terminated lines (without the `\\n`), for any chunk split, in time
+    linear in the input: the unfinished line is kept as a list of pieces and joined once, when its
+    end arrives (prepending it to every chunk copies a long line again for each chunk: a 2 MiB
+    line in 64-byte chunks is 64 GiB of copying)."""
+
+    __slots__ = ("_pieces",)
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            if chunk:
+                self._pieces.append(chunk)
+            return []
+        head = chunk[: end + 1]
+        if self._pieces:
+            self._pieces.append(head)
+            head = b"".join(self._pieces)
+            self._pieces.clear()
+        rest = chunk[end + 1 :]
+        if rest:
+            self._pieces.append(rest)
+        lines = head.split(b"\n")
+        lines.pop()  # the empty piece after the last `\n`
+        return lines
+
+    def finish(self) -> bytes:
+        """The unfinished last line (empty when the input ended with `\\n`)."""
+        rest = b"".join(self._pieces)
+        self._pieces.clear()
+        return rest
+
+
 class NDJSONDecoder:
     def __init__(self) -> None:
-        self._tail = b""
+        self._tail = LineBuffer()
         self._line_no = 0
 
     def feed(self, chunk: bytes) -> list[NDJSONRecord]:
-        buf = self._tail + chunk if self._tail else chunk
-        lines = buf.split(b"\n")
-        self._tail = lines.pop()
-        return [rec for raw in lines if (rec := self._record(raw)) is not None]
+        return [rec for raw in self._tail.feed(chunk) if (rec := self._record(raw)) is not None]
 
     def finish(self) -> list[NDJSONRecord]:
-        raw, self._tail = self._tail, b""
-        rec = self._record(raw)
+        rec = self._record(self._tail.finish())
         return [] if rec is None else [rec]
 
     def _record(self, raw: bytes) -> NDJSONRecord | None:

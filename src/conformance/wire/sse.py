@@ -44,6 +44,9 @@ class SSEDecoder:
     def __init__(self) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
         self._tail = ""
+        self._pieces: list[str] = []
+        """Text after `_tail` with no line end yet, joined once a line end arrives (appending to
+        one string per chunk copies a long line again for every chunk)."""
         self._skip_lf = False
         self._started = False
         self._offset = 0
@@ -78,9 +81,9 @@ class SSEDecoder:
         except UnicodeDecodeError:
             raise WireFormatError("SSE stream ends inside a UTF-8 sequence", where=f"byte {self._offset}") from None
         out = self._feed_text(rest)
-        if self._tail:
-            self._line(self._tail, out)
-            self._tail = ""
+        tail = self._whole_tail()
+        if tail:
+            self._line(tail, out)
         self._dispatch(out)
         return out
 
@@ -94,9 +97,11 @@ class SSEDecoder:
             if text[0] == "\n":
                 text = text[1:]
         if "\n" not in text and "\r" not in text:  # no line ends: nothing to read yet (small chunks)
-            self._tail += text
+            if text:
+                self._pieces.append(text)
             return []
-        buf = self._tail + text if self._tail else text
+        tail = self._whole_tail()
+        buf = tail + text if tail else text
         out: list[SSEFrame] = []
         if "\r" not in buf:
             return self._feed_lf(buf, out)
@@ -108,6 +113,17 @@ class SSEDecoder:
             self._skip_lf = True  # the LF of a CRLF may start the next chunk
         self._tail = buf[pos:]
         return out
+
+    def _whole_tail(self) -> str:
+        """The unfinished line so far (and forget it)."""
+        if self._pieces:
+            self._pieces.insert(0, self._tail)
+            tail = "".join(self._pieces)
+            self._pieces.clear()
+        else:
+            tail = self._tail
+        self._tail = ""
+        return tail
 
     def _feed_lf(self, buf: str, out: list[SSEFrame]) -> list[SSEFrame]:
         """The common case (LF line endings only): whole events between blank lines are read as

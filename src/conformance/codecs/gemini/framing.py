@@ -18,6 +18,7 @@ import orjson
 from conformance import jsonvalue
 from conformance.exceptions import WireFormatError
 from conformance.wire import SSEDecoder
+from conformance.wire.ndjson import LineBuffer
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,23 +100,19 @@ class GeminiFramer:
     def __init__(self) -> None:
         self._sse = SSEDecoder()
         self._json = _JsonScanner()
-        self._tail = b""
+        self._tail = LineBuffer()
         self._line = 0
         self._events = 0
 
     def feed(self, chunk: bytes) -> list[Frame]:
-        buf = self._tail + chunk if self._tail else chunk
-        lines = buf.split(b"\n")
-        self._tail = lines.pop()
         out: list[Frame] = []
-        for line in lines:
+        for line in self._tail.feed(chunk):
             self._route(line + b"\n", out, final=False)
         return out
 
     def finish(self) -> list[Frame]:
         out: list[Frame] = []
-        if self._tail:
-            tail, self._tail = self._tail, b""
+        if tail := self._tail.finish():
             self._route(tail, out, final=True)
         for event in self._sse.finish():
             out.append(self._event_frame(event.data, final=True))

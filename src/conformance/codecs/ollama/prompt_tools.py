@@ -22,7 +22,10 @@ from conformance import jsonvalue
 from conformance.codecs.arguments import coerce_arguments
 from conformance.model import AssistantBlock, AssistantMessage, TextBlock, ToolCallBlock, ToolSpec
 
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*+(?:json[ \t]*+)?\r?\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
+"""A fenced block. The blanks around `json` are matched possessively: two optional runs of blanks
+side by side let the engine try every split of a long run (cubic time on a fence followed by
+thousands of spaces and no closing fence)."""
 
 REPLY_FORMAT = (
     "To call tools, reply with one fenced JSON block in exactly this form:\n"

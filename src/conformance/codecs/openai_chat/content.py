@@ -107,7 +107,7 @@ class ChoiceState:
         if not isinstance(item, dict):
             return
         kind = item.get("type")
-        key = ("detail", item.get("index", item.get("id", 0)))
+        key = ("detail", _detail_key(item))
         if kind == "reasoning.encrypted" and isinstance(item.get("data"), str):
             self.builder.redacted_thinking(key, item["data"])
         elif kind in ("reasoning.text", "reasoning.summary"):
@@ -269,3 +269,15 @@ def sources_of(data: Any, profile: ProviderProfile) -> list[Source] | None:
                 out.append(Source(url=item["url"], title=title if isinstance(title, str) and title else None))
         return out
     return None
+
+
+def _detail_key(item: dict[str, Any]) -> int | str:
+    """Which reasoning detail a streamed piece continues: its integer `index`, else its string
+    `id`, else the first. Anything else on the wire (a list, an object) names no detail and is
+    never used as a key (it is unhashable)."""
+    index, ident = item.get("index"), item.get("id")
+    if index.__class__ is int:
+        return index
+    if "index" not in item and isinstance(ident, str):
+        return ident
+    return 0

@@ -37,29 +37,44 @@ def clean_text(text: str) -> tuple[str, int]:
     return _LONE.subn(REPLACEMENT, joined)
 
 
-_ESCAPE = re.compile(r"(\\+)u([0-9a-fA-F]{4})")
+_BACKSLASHES = re.compile(r"\\+")
+"""A maximal run of backslashes: matched once from its first character, so the scan is linear
+(a pattern such as `(\\+)u` retried from every backslash of a long run is quadratic)."""
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _escapes(json_text: str) -> list[tuple[int, int, int]]:
+    """Every `\\uXXXX` escape as (start of its backslash, end, code): a `u` and four hex digits
+    after an odd run of backslashes (an even run is escaped backslashes)."""
+    out: list[tuple[int, int, int]] = []
+    for run in _BACKSLASHES.finditer(json_text):
+        end = run.end()
+        if (end - run.start()) % 2 == 1 and json_text[end : end + 1] == "u":
+            digits = json_text[end + 1 : end + 5]
+            if len(digits) == 4 and all(c in _HEX for c in digits):
+                out.append((end - 1, end + 5, int(digits, 16)))
+    return out
 
 
 def mend_surrogate_escapes(json_text: str) -> tuple[str, int]:
     """`json_text` with every `\\uXXXX` escape of an unpaired surrogate replaced by `\\ufffd`
     (an escape is a `u` after an odd run of backslashes; a high escape directly followed by a low
-    one is a pair and stays); how many were replaced."""
+    one is a pair and stays); how many were replaced. Linear in the text."""
     if "\\u" not in json_text:
         return json_text, 0
-    matches = [m for m in _ESCAPE.finditer(json_text) if len(m.group(1)) % 2 == 1]
+    escapes = _escapes(json_text)
     out: list[str] = []
     pos = replaced = i = 0
-    while i < len(matches):
-        m = matches[i]
-        code = int(m.group(2), 16)
-        if 0xD800 <= code <= 0xDBFF and i + 1 < len(matches):
-            nxt = matches[i + 1]
-            if nxt.start() == m.end() and nxt.group(1) == "\\" and 0xDC00 <= int(nxt.group(2), 16) <= 0xDFFF:
+    while i < len(escapes):
+        start, end, code = escapes[i]
+        if 0xD800 <= code <= 0xDBFF and i + 1 < len(escapes):
+            n_start, _, n_code = escapes[i + 1]
+            if n_start == end and 0xDC00 <= n_code <= 0xDFFF:  # a low escape right after: a pair
                 i += 2
                 continue
         if 0xD800 <= code <= 0xDFFF:
-            out.append(json_text[pos : m.start()] + m.group(1)[:-1] + "\\ufffd")
-            pos = m.end()
+            out.append(json_text[pos:start] + "\\ufffd")
+            pos = end
             replaced += 1
         i += 1
     if not replaced:
