@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
@@ -162,10 +164,33 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: in
     return path
 
 
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file. A FIFO, socket or device is an `InputError` naming it, found
+    without blocking (a FIFO is opened non-blocking, so a read never waits for a writer); a missing
+    file and a directory raise `FileNotFoundError` and `IsADirectoryError` as `read_bytes` does."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise InputError("not a regular file (a FIFO, socket or device)", where=str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str:
+    """`read_regular` decoded as UTF-8 (a `UnicodeDecodeError` when it is not)."""
+    return read_regular(path).decode("utf-8")
+
+
 def read_json(path: Path) -> Any:
     """A JSON file the user named; a missing or malformed one is an `InputError` naming it."""
     try:
-        return jsonvalue.loads(path.read_bytes())
+        return jsonvalue.loads(read_regular(path))
     except FileNotFoundError:
         raise InputError("no such file", where=str(path)) from None
     except IsADirectoryError:

@@ -62,7 +62,7 @@ def test_a_request_no_interaction_matched_fails(tmp_path: Path, capsys: pytest.C
 
 def test_a_malformed_log_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "out.json").write_text("{}")
-    (tmp_path / "log.jsonl").write_text('{"seq": 0}\nnot json\n')
+    (tmp_path / "log.jsonl").write_text('{"seq": 0, "t": 0}\nnot json\n')
     args = ["check", "retry_429_retry_after", "--provider", "openai", "--root", str(ROOT)]
     code = main([*args, "--actual", str(tmp_path / "out.json"), "--request-log", str(tmp_path / "log.jsonl")])
     assert code == 2

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.compare import DiffEntry
-from conformance.fileio import read_json
+from conformance.fileio import read_json, read_regular
 
 
 def add_parser(sub: Any) -> None:
@@ -79,14 +79,49 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+_LOG_FIELDS: dict[str, tuple[tuple[type, ...], str, bool]] = {
+    # field → (accepted types, what the message calls them, required)
+    "seq": ((int,), "an integer", True),
+    "t": ((int, float), "a number of seconds", True),
+    "cassette": ((str, type(None)), "a path or null", False),
+    "interaction": ((int, type(None)), "an interaction index or null (no interaction matched)", False),
+    "headers": ((dict,), "an object", False),
+    "query": ((str,), "a string", False),
+    "status": ((int,), "an HTTP status", False),
+}
+"""The request-log fields `check` reads (the log `conformance serve --request-log` writes)."""
+
+
+def _log_entry(entry: Any, where: str) -> dict[str, Any]:
+    from conformance.exceptions import InputError
+
+    if not isinstance(entry, dict):
+        raise InputError("not a JSON object", where=where)
+    for name, (types, what, required) in _LOG_FIELDS.items():
+        if name not in entry:
+            if required:
+                raise InputError(f"missing field {name!r} (a request log line of `conformance serve`)", where=where)
+            continue
+        value = entry[name]
+        if isinstance(value, bool) or not isinstance(value, types):
+            shown = json.dumps(value, ensure_ascii=True)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise InputError(f"field {name!r} must be {what}, got {shown}", where=where)
+    if entry["t"] != entry["t"] or entry["t"] in (float("inf"), float("-inf")) or entry["t"] < 0:
+        raise InputError(f"field 't' must be a number of seconds, got {entry['t']!r}", where=where)
+    if entry.get("interaction") is not None and entry["interaction"] < 0:
+        raise InputError("field 'interaction' must be an interaction index or null", where=where)
+    return entry
+
+
 def read_request_log(path: Path) -> list[dict[str, Any]]:
-    """The emulator's request log (docs/request-log.md); a malformed line names its number."""
+    """The emulator's request log (docs/request-log.md); a malformed line names its number and field."""
     import orjson
 
     from conformance.exceptions import InputError
 
     try:
-        lines = path.read_bytes().splitlines()
+        lines = read_regular(path).splitlines()
     except FileNotFoundError:
         raise InputError("no such request log", where=str(path)) from None
     except IsADirectoryError:
@@ -99,10 +134,8 @@ def read_request_log(path: Path) -> list[dict[str, Any]]:
             entry = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise InputError(f"not a JSON object ({exc})", where=f"{path}:{n}") from None
-        if not isinstance(entry, dict):
-            raise InputError("not a JSON object", where=f"{path}:{n}")
-        out.append(entry)
-    return sorted(out, key=lambda e: (float(e.get("t", 0.0)), int(e.get("seq", 0))))
+        out.append(_log_entry(entry, f"{path}:{n}"))
+    return sorted(out, key=lambda e: (float(e["t"]), int(e["seq"])))
 
 
 def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
@@ -118,7 +151,12 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
     log = [e for e in read_request_log(Path(args.request_log)) if str(e.get("cassette") or name).endswith(name)]
     if not isinstance(actual, dict):
         raise InputError("the runtime's output must be a JSON object (the final outcome)", where=args.actual)
-    expected, got, problems = judge_request_log(scenario, args.provider, actual, log)
+    try:
+        expected, got, problems = judge_request_log(scenario, args.provider, actual, log)
+    except ValueError as exc:  # pydantic's ValidationError: the outcome is not a normalized one
+        from conformance.exceptions import one_line
+
+        raise InputError(f"not a turn outcome: {one_line(exc)}", where=args.actual) from None
     from conformance.compare import diff, render_diff
 
     entries = [*diff(expected, got, ignore=tuple(scenario.spec.ignore)), *problems]

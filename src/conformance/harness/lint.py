@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.exceptions import CassetteError, ConformanceError
-from conformance.fileio import parse_yaml
+from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_scenarios
 from conformance.secrets import find_key, is_secret_header_value
@@ -42,7 +42,7 @@ def _header_values(data: object) -> list[str]:
 
 
 def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_regular(path).decode("utf-8", errors="replace")
     lines = text.splitlines()
 
     def line_of(needle: str) -> int:

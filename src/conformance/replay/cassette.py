@@ -15,7 +15,7 @@ import orjson
 import yaml
 
 from conformance.exceptions import CassetteError
-from conformance.fileio import atomic_write, memoized, parse_yaml
+from conformance.fileio import atomic_write, memoized, parse_yaml, read_text
 
 CASSETTE_VERSION = 1
 
@@ -166,7 +166,7 @@ def load_cassette(path: Path) -> Cassette:
 
 def _load_cassette(path: Path) -> Cassette:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise CassetteError("no such cassette", where=str(path)) from None
     except UnicodeDecodeError as exc:

@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from conformance.exceptions import InputError
+from conformance.fileio import read_regular
 from conformance.report.matrix import VERDICTS, Cell, FeatureRow, Matrix, ScenarioResult, Verdict
 from conformance.scenarios.catalog import GROUPS
 
@@ -130,7 +131,7 @@ def load_matrix(path: Path) -> Matrix:
     if path.is_dir():
         raise InputError("is a directory, not a matrix.json", where=where)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         raise InputError("no such matrix file", where=where) from None
     except OSError as exc:

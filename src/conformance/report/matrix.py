@@ -70,6 +70,19 @@ class Matrix(BaseModel):
     """Scenario × provider results per verdict, summed over the cells (filled from the cells when
     absent): a passing cell may hold missing or skipped scenarios, which only these counts show."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_schema(cls, data: object) -> object:
+        """A matrix of a schema newer than this harness reads is refused before any field is read
+        (its fields may mean something else); a schema that is not a positive integer is too."""
+        version = data.get("schema_version", SCHEMA_VERSION) if isinstance(data, dict) else SCHEMA_VERSION
+        if version.__class__ is not int or not 1 <= version <= SCHEMA_VERSION:
+            raise ValueError(
+                f"schema_version {str(version)[:20]!s} is not one this harness reads ({SCHEMA_VERSION}); "
+                "it was written by another version of conformance"
+            )
+        return data
+
     @model_validator(mode="after")
     def _count_scenarios(self) -> Matrix:
         if not self.scenario_counts:
@@ -101,9 +114,10 @@ class Matrix(BaseModel):
     def load(cls, path: Path) -> Matrix:
         """Read a `matrix.json`; `InputError` naming the file when it is missing or not a matrix."""
         from conformance.exceptions import InputError, one_line
+        from conformance.fileio import read_regular
 
         try:
-            return cls.model_validate_json(path.read_bytes())
+            return cls.model_validate_json(read_regular(path))
         except FileNotFoundError:
             raise InputError("no such matrix file", where=str(path)) from None
         except ValueError as exc:

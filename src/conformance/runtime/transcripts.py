@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,11 +92,17 @@ def iter_transcript(path: str | os.PathLike[str]) -> Iterator[Record]:
     """Read `path` record by record (see the module doc). Unreadable → `TranscriptError`."""
     from conformance.runtime.repair.surrogates import mend_surrogate_escapes
 
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
+    try:  # non-blocking first: a FIFO is refused instead of waiting for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript ({exc.strerror or exc})", where=str(path)) from None
-    with handle:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a FIFO, socket or device)"
+        raise TranscriptError(f"cannot read transcript ({what})", where=str(path))
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as handle:
         for number, (raw, nuls) in enumerate(_lines(handle), start=1):
             if nuls:
                 yield Record(number, warning=f"line {number}: removed {nuls} NUL byte(s)")

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from conformance.exceptions import ScenarioError
-from conformance.fileio import memoized, parse_yaml
+from conformance.fileio import memoized, parse_yaml, read_text
 from conformance.scenarios.schema import ProviderEntry, ScenarioFile
 
 _CONVERSATION_KEYS = frozenset({"messages", "tools", "options", "model"})
@@ -118,7 +118,7 @@ def load_scenario(path: Path, root: Path | None = None) -> Scenario:
 
 def _load_scenario(path: Path, root: Path | None) -> Scenario:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise ScenarioError("no such scenario file", where=str(path)) from None
     except UnicodeDecodeError as exc:
