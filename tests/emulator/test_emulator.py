@@ -211,3 +211,50 @@ def test_a_stream_cut_mid_way_is_retried_by_the_runtime() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_recording_from_the_emulator_is_labelled_emulated_and_never_counted_live(
+    emulator: tuple[str, int], tmp_path: Path
+) -> None:
+    from conformance.replay.cassette import cassette_evidence, load_cassette
+    from conformance.report.html import write_html
+
+    _, port = emulator
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    url = base_urls("localhost", port, ["openai"])["openai"]  # a name, not an address: the peer decides
+    record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=url, env={"OPENAI_API_KEY": CANARY})
+    meta = load_cassette(tmp_path / "cassettes/openai/text_basic.yaml").meta
+    assert meta["host"] == f"localhost:{port}" and meta["address"] in ("127.0.0.1", "::1")
+    assert meta["source"] == "emulated" and cassette_evidence(meta) == "emulated"
+    ctx = HarnessContext(root=tmp_path, runtime=ReferenceRuntime())
+    (scenario,) = load_scenarios(tmp_path / "scenarios", only=["text_basic"])
+    results = run_all([scenario], ["openai"], ctx)
+    assert results[0].evidence == "emulated"
+    matrix = build_matrix(results, ["openai"], ctx, scenario_dir=tmp_path / "scenarios")
+    (provenance,) = matrix.provenance
+    assert provenance.evidence == {"emulated": 1} and provenance.recorded == []
+    html = write_html(matrix, tmp_path / "out").read_text()
+    assert "recorded from the live providers" not in html
+    assert "1 recorded from a server on this machine (not live)" in html
+
+
+def test_a_recording_from_the_provider_host_is_live_evidence(tmp_path: Path) -> None:
+    from conformance.replay.cassette import cassette_evidence, is_loopback, load_cassette
+
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    body = load_cassette(ROOT / "cassettes/openai/text_basic.yaml").interactions[0].response.body
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(200, content=body, headers={"content-type": "application/json"})
+    )
+    record(
+        tmp_path, "openai", mode="all", scenario_ids=["text_basic"], env={"OPENAI_API_KEY": CANARY}, transport=transport
+    )
+    meta = load_cassette(tmp_path / "cassettes/openai/text_basic.yaml").meta
+    assert meta["host"] == "api.openai.com" and "address" not in meta
+    assert meta["source"] == "recorded" and cassette_evidence(meta) == "recorded"
+    assert [
+        is_loopback(h) for h in ("127.0.0.1", "127.8.0.1:80", "[::1]:8765", "::1", "localhost:1", "a.localhost")
+    ] == [True] * 6
+    assert [is_loopback(h) for h in ("api.openai.com", "10.0.0.1", "", None, "[::2]", "localhost.example")] == [
+        False
+    ] * 6

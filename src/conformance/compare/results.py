@@ -43,6 +43,7 @@ class ScenarioResult(BaseModel):
     diff: list[DiffEntry] = Field(default_factory=list)
     examples: int | None = None
     """Generated checks: examples run."""
-    evidence: Literal["authored", "recorded"] | None = None
-    """Where the cassette came from: written by hand or with the emulator (`authored`), or recorded
-    from the live provider (`recorded`), as its `meta` says."""
+    evidence: Literal["authored", "recorded", "emulated"] | None = None
+    """Where the cassette came from: written by hand (`authored`), recorded from a server on this
+    machine such as the emulator (`emulated`), or recorded from the live provider (`recorded`), as
+    its `meta` says. Only `recorded` is live evidence."""

@@ -41,6 +41,7 @@ from conformance.replay.cassette import (
     Interaction,
     RecordedRequest,
     RecordedResponse,
+    is_loopback,
     load_cassette,
     save_cassette,
 )
@@ -81,6 +82,19 @@ def _outcome(provider: str, cassette: Cassette) -> list[dict[str, object]]:
     ]
 
 
+def _contacted(response: httpx.Response) -> dict[str, str]:
+    """Where the response came from, as the connection says: `host` (the URL's host and port) and
+    `address` (the peer's IP address, when the transport has a socket), so a recording made against
+    a server on this machine is never taken for one from the live provider."""
+    url = response.request.url
+    out = {"host": url.host + (f":{url.port}" if url.port else "")}
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
+        out["address"] = peer[0]
+    return out
+
+
 def _should_record(mode: RecordMode, path: Path, wanted_body: bytes, url: str) -> bool:
     if mode == "all":
         return True
@@ -116,8 +130,11 @@ def record_scenario(
     url, headers = apply_auth(wire, profile, key)
     secrets = (key,) if key else ()
     try:
-        with httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client:
-            response = client.request(wire.method, url, content=body, headers=headers)
+        with (
+            httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client,
+            client.stream(wire.method, url, content=body, headers=headers) as response,
+        ):
+            contacted = _contacted(response)
             data = response.read()
     except (httpx.HTTPError, httpx.InvalidURL) as exc:  # refused, unreachable, or not an http(s) URL
         reason = redact_line(scrub_text(" ".join(str(exc).split()) or type(exc).__name__, secrets))
@@ -133,7 +150,8 @@ def record_scenario(
             "scenario": scenario.id,
             "model": str(model),
             "endpoint": wire.path,
-            "source": "recorded",
+            **contacted,
+            "source": "emulated" if is_loopback(contacted.get("address") or contacted["host"]) else "recorded",
             "recorded": today.isoformat(),
             "harness_version": __version__,
         },

@@ -84,7 +84,7 @@ def _provenance(results: list[ScenarioResult], providers: list[str], ctx: Harnes
                 continue
             kind = cassette_evidence(meta)
             evidence[kind] = evidence.get(kind, 0) + 1
-            if meta.get("recorded"):
+            if meta.get("recorded") and kind == "recorded":  # dates of live recordings only
                 recorded.add(str(meta["recorded"]))
             if meta.get("authored"):
                 authored.add(str(meta["authored"]))

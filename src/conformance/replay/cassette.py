@@ -7,6 +7,7 @@ provider, model, endpoint, harness version); vcrpy ignores keys it does not know
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -147,10 +148,36 @@ def parse_cassette(data: Any, path: Path) -> Cassette:
     return Cassette(path=path, interactions=interactions, meta=meta)
 
 
-def cassette_evidence(meta: dict[str, Any]) -> Literal["authored", "recorded"]:
-    """`recorded` only when the cassette says it was recorded from the live provider; anything
-    written by hand, with the emulator, or without a word about it is `authored`."""
-    return "recorded" if meta.get("recorded") and not meta.get("authored") else "authored"
+Evidence = Literal["authored", "recorded", "emulated"]
+
+
+def is_loopback(host: object) -> bool:
+    """Whether a host name or address (`127.0.0.1`, `[::1]:8765`, `localhost`) is this machine."""
+    if not isinstance(host, str) or not host:
+        return False
+    name = host.strip().lower()
+    if name.startswith("["):  # [v6]:port
+        name = name[1 : name.find("]")] if "]" in name else name[1:]
+    elif name.count(":") == 1:  # name:port or v4:port
+        name = name.partition(":")[0]
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def cassette_evidence(meta: dict[str, Any]) -> Evidence:
+    """`recorded` only when the cassette says it was recorded from the live provider; `emulated`
+    when it was recorded from a server on this machine (the emulator, a local echo server: `meta`
+    says `source: emulated`, or names a loopback `address` or `host` contacted); anything written
+    by hand or without a word about it is `authored`."""
+    if not meta.get("recorded") or meta.get("authored"):
+        return "authored"
+    if meta.get("source") == "emulated" or is_loopback(meta.get("address")) or is_loopback(meta.get("host")):
+        return "emulated"
+    return "recorded"
 
 
 def cassette_meta(path: Path) -> dict[str, Any]:

@@ -136,6 +136,7 @@ def _provenance(matrix: Matrix) -> dict[str, Any]:
         "authored": span(authored),
         "n_recorded": sum(p.evidence.get("recorded", 0) for p in matrix.provenance),
         "n_authored": sum(p.evidence.get("authored", 0) for p in matrix.provenance),
+        "n_emulated": sum(p.evidence.get("emulated", 0) for p in matrix.provenance),
         "models": len({m for p in matrix.provenance for m in p.models}),
     }
 

@@ -44,7 +44,7 @@ class Provenance(BaseModel):
     authored: list[str] = Field(default_factory=list)
     """Dates of the cassettes written by hand or with the emulator."""
     evidence: dict[str, int] = Field(default_factory=dict)
-    """Cassettes by kind of evidence: `authored`, `recorded`."""
+    """Cassettes by kind of evidence: `authored`, `recorded` (live), `emulated` (recorded on loopback)."""
     models: list[str] = Field(default_factory=list)
 
 
