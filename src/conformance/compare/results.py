@@ -4,13 +4,28 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped", "not_offered"]
 """pass/fail: judged; unsupported: a provider fact; missing: no evidence yet; error: misuse or a crash;
 skipped: the runtime under test lacks a capability the check needs; not_offered: the runtime declares it does
 not offer this provider, feature or field (its `Declaration`), counted apart from fail."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+FailKind = Literal["wrong", "missing", "extra", "crash"]
+"""What a difference is: a `wrong` value, a `missing` one (expected, not given), an `extra` one (given,
+not expected), or a `crash` (the runtime raised). Wrong, extra and crash are defects; missing and
+`not_offered` are gaps."""
+FAIL_KINDS: tuple[FailKind, ...] = get_args(FailKind)
+DEFECTS: frozenset[str] = frozenset({"wrong", "extra", "crash"})
+"""Fail kinds that say the runtime did something wrong (the rest say it did not do something)."""
+_KIND_OF_CHANGE: dict[str, FailKind] = {
+    "changed": "wrong",
+    "type_changed": "wrong",
+    "removed": "missing",
+    "added": "extra",
+}
 
 
 class DiffEntry(BaseModel):
@@ -22,6 +37,20 @@ class DiffEntry(BaseModel):
     change: Literal["changed", "added", "removed", "type_changed"]
     expected: Any = None
     actual: Any = None
+    kind: FailKind | None = None
+    """`wrong`, `missing` or `extra`, from `change` when not given."""
+
+    @model_validator(mode="after")
+    def _kind(self) -> DiffEntry:
+        if self.kind is None:
+            self.kind = _KIND_OF_CHANGE[self.change]
+        return self
+
+
+def fail_kind(diff: list[DiffEntry]) -> FailKind | None:
+    """The most serious kind among the differences: wrong > extra > missing; None without any."""
+    kinds = {e.kind for e in diff}
+    return next((k for k in ("wrong", "extra", "missing") if k in kinds), None)
 
 
 class ScenarioResult(BaseModel):
@@ -43,7 +72,28 @@ class ScenarioResult(BaseModel):
     diff: list[DiffEntry] = Field(default_factory=list)
     examples: int | None = None
     """Generated checks: examples run."""
+    fail_kind: FailKind | None = None
+    """For `fail` and `error` verdicts about the runtime: the most serious kind of its differences, or
+    `crash` when it raised. Filled from `diff` when not given."""
+    traceback: str | None = None
+    """When the runtime under test raised: its traceback (the frames of the runtime, last lines last)."""
     evidence: Literal["authored", "recorded", "emulated"] | None = None
     """Where the cassette came from: written by hand (`authored`), recorded from a server on this
     machine such as the emulator (`emulated`), or recorded from the live provider (`recorded`), as
     its `meta` says. Only `recorded` is live evidence."""
+
+    @model_validator(mode="after")
+    def _typed(self) -> ScenarioResult:
+        if self.verdict == "fail" and self.fail_kind is None:
+            self.fail_kind = fail_kind(self.diff) or "wrong"
+        return self
+
+    @property
+    def defect(self) -> bool:
+        """A fail or error that says the runtime did something wrong (a wrong or extra value, a crash)."""
+        return self.verdict in ("fail", "error") and self.fail_kind in DEFECTS
+
+    @property
+    def gap(self) -> bool:
+        """A result that says the runtime did not do something: a missing value, or a row not offered."""
+        return self.verdict == "not_offered" or (self.verdict == "fail" and self.fail_kind == "missing")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.compare import ScenarioResult, Verdict, diff
-from conformance.runtime.protocol import missing_capabilities
+from conformance.runtime.protocol import Declaration, declaration_of, missing_capabilities
 from conformance.scenarios import Scenario
 
 
@@ -25,7 +25,16 @@ class HarnessContext:
     """Per-run options checks may read (e.g. hypothesis settings for generated checks)."""
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Work a check shares across providers within one run (e.g. decoded handoff sources)."""
+    declared: Declaration | None = None
+    """What the runtime declares it offers (default: read from the runtime, see `declaration`)."""
     _root_resolved: Path | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def declaration(self) -> Declaration:
+        """The runtime's declaration (`runtime.protocol.declaration_of`), read once."""
+        if self.declared is None:
+            self.declared = declaration_of(self.runtime, self.runtime_name)
+        return self.declared
 
     def rel(self, path: Path) -> str:
         """`path` relative to the project root when it is inside it (for reports), else as given."""
@@ -97,8 +106,10 @@ def judge(
     ignore: tuple[str, ...] = (),
     **fields: Any,
 ) -> ScenarioResult:
-    """pass when equal up to the ignore rules, else fail with the diff."""
-    entries = diff(expected, actual, ignore=(*ignore, *scenario.spec.ignore))
+    """pass when equal up to the ignore rules, else fail with the diff. Optional fields the runtime
+    declares it does not expose are left out (`Declaration.unexposed_paths`)."""
+    hidden = ctx.declaration.unexposed_paths()
+    entries = diff(expected, actual, ignore=(*ignore, *scenario.spec.ignore, *hidden))
     if entries:
         n = len(entries)
         return result(

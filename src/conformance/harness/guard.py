@@ -63,6 +63,7 @@ def guarded(ctx: HarnessContext) -> HarnessContext:
 def safe_result(res: ScenarioResult) -> ScenarioResult:
     """`res` with every value it keeps (expected, actual, diff, reason) savable as JSON, long values shortened."""
     res.reason = safe(res.reason, shorten=True)
+    res.traceback = safe(res.traceback, shorten=True)
     res.expected = safe(res.expected, shorten=True)
     res.actual = safe(res.actual, shorten=True)
     for entry in res.diff:

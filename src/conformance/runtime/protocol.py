@@ -167,6 +167,18 @@ class Declaration:
         """True unless `path` is an optional field the runtime declared it does not expose."""
         return self.exposed_fields is None or path not in OPTIONAL_FIELDS or path in self.exposed_fields
 
+    def unexposed_paths(self) -> tuple[str, ...]:
+        """Ignore patterns for the optional fields it does not expose (under `partial` too)."""
+        if self.exposed_fields is None:
+            return ()
+        out: list[str] = []
+        for path in OPTIONAL_FIELDS:
+            if path not in self.exposed_fields:
+                out.append(path)
+                if path.startswith("message."):
+                    out.append("partial." + path.removeprefix("message."))
+        return tuple(out)
+
     def to_json(self) -> dict[str, Any]:
         """The handshake / matrix.json form: sets as sorted lists, None kept as null."""
 

@@ -15,6 +15,7 @@ expected: {message: {...}}      # one normalized form shared by every provider
 overrides:                      # deep-merged over `expected` for one provider
   anthropic: {message: {raw_stop_reason: end_turn}}
 ignore: [message.usage]         # contract paths left out of the comparison
+focus: [error.retry_after_s]    # what the row is about (default: the feature's, see harness.focus)
 chunk_size: 3                   # replay stream bodies in 3-byte chunks
 ```
 """
@@ -75,6 +76,10 @@ class ScenarioFile(BaseModel):
     ignore: list[str] = Field(default_factory=list)
     chunk_size: int | None = Field(default=None, ge=1)
     """Replay stream bodies in chunks of this many bytes (e.g. 1 splits every multibyte character)."""
+    focus: list[str] | None = None
+    """The contract paths this row is about (default: its feature's, `harness.focus.FEATURE_FOCUS`). A
+    runtime that declares it does not expose one of them gets `not_offered` for the row; optional
+    fields it is not about are left out of the comparison where the runtime does not expose them."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 

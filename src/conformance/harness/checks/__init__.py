@@ -6,6 +6,8 @@ which scenario files may name it in `check:`.
 
 from __future__ import annotations
 
+import traceback
+
 from conformance.compare import ScenarioResult
 from conformance.exceptions import InputError
 from conformance.harness.checks.context import check_context
@@ -17,6 +19,7 @@ from conformance.harness.checks.retry import check_retry
 from conformance.harness.checks.store import check_store
 from conformance.harness.checks.transcript import check_repair, check_transcript
 from conformance.harness.context import Check, HarnessContext, result
+from conformance.harness.focus import not_offered
 from conformance.harness.guard import guarded, safe_result
 from conformance.scenarios import Scenario, register_check_name
 
@@ -58,6 +61,10 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
         res = result(scenario, provider, "unsupported", entry.unsupported)
         res.scenario_path = ctx.rel(scenario.path)
         return res
+    declined = not_offered(ctx, scenario, provider)
+    if declined is not None:
+        declined.scenario_path = ctx.rel(scenario.path)
+        return declined
     if scenario.check != "decode" and scenario.spec.providers and entry is None:
         return result(scenario, provider, "missing", "this scenario does not cover this provider yet")
     check = CHECK_REGISTRY.get(scenario.check)
@@ -67,10 +74,26 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
         res = check(scenario, provider, guarded(ctx))
     except InputError as exc:
         res = result(scenario, provider, "error", _describe(exc, typed=False))
-    except Exception as exc:  # a crash in the runtime under test is a verdict, with its type
-        res = result(scenario, provider, "error", _describe(exc, typed=True))
+    except Exception as exc:  # a crash in the runtime under test is a verdict, with its type and traceback
+        res = result(
+            scenario, provider, "error", _describe(exc, typed=True), fail_kind="crash", traceback=_traceback(exc)
+        )
     res.scenario_path = ctx.rel(scenario.path)
     return safe_result(res)
+
+
+TRACEBACK_LINES = 60
+"""How much of a runtime's traceback a result keeps (its last lines: where it raised)."""
+
+
+def _traceback(exc: BaseException) -> str:
+    try:
+        lines = "".join(traceback.format_exception(exc)).splitlines()
+    except Exception:  # an exception that cannot even be formatted
+        return f"{type(exc).__name__} (its traceback cannot be formatted)"
+    if len(lines) > TRACEBACK_LINES:
+        lines = [f"… {len(lines) - TRACEBACK_LINES} lines left out", *lines[-TRACEBACK_LINES:]]
+    return "\n".join(lines)
 
 
 def _describe(exc: BaseException, *, typed: bool) -> str:

@@ -27,6 +27,7 @@ from conformance.capabilities import get_profile
 from conformance.compare import DiffEntry, ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, mismatch_failure, requires, result, unplayed_failure
+from conformance.harness.focus import focus_of
 from conformance.model import AssistantMessage, ProviderError
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence, load_cassette
@@ -66,6 +67,26 @@ def observable(expected: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[flo
     ]
     waits = [(float(s["seconds"]), s.get("kind")) for s in trace if s.get("action") == "wait"]
     return {"requests": requests, **_outcome(expected)}, waits
+
+
+def outcome_kind(observed: dict[str, Any], focus: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What a retry row judges of the final outcome: whether a message came (and how it stopped), or
+    which kind of error, and whether a partial message was kept — not the message's other fields,
+    which its decode rows judge. A part the row's `focus` names is kept whole."""
+    out = {k: v for k, v in observed.items() if k == "requests"}
+    for part in ("message", "partial", "error"):
+        if part not in observed:
+            continue
+        value = observed[part]
+        if any(f == part or f.startswith(part + ".") for f in focus) or not isinstance(value, dict):
+            out[part] = value
+        elif part == "message":
+            out[part] = {"stop_reason": value.get("stop_reason")}
+        elif part == "error":
+            out[part] = {"kind": value.get("kind")}
+        else:
+            out[part] = "kept"
+    return out
 
 
 def _key_index(request: LoggedRequest, keys: list[str]) -> int | None:
@@ -141,6 +162,8 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     )
     if failure is not None:
         return failure
+    focus = focus_of(scenario)
+    expected, actual = outcome_kind(expected, focus), outcome_kind(actual, focus)
     verdict = judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel, evidence=evidence)
     problems = wait_problems(clock.sleeps, waits)
     if not problems:
@@ -220,4 +243,5 @@ def judge_request_log(
             problems.append(
                 DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap)
             )
-    return expected, actual, problems
+    focus = focus_of(scenario)
+    return outcome_kind(expected, focus), outcome_kind(actual, focus), problems
