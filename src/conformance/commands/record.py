@@ -19,6 +19,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--accept", action="store_true", help="make the recorded outcomes the expected forms (per-provider overrides)"
     )
+    p.add_argument(
+        "--require-keys",
+        action="store_true",
+        help="exit 2 naming the missing environment variables when the provider's key is not set (CI record jobs)",
+    )
+    p.add_argument(
+        "--runtime",
+        help="runtime judging which cells fail for --record-failing, as package.module:factory (default: reference)",
+    )
     p.add_argument("--root", default=".", help="project root (default: .)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.set_defaults(func=run)
@@ -29,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
 
     from conformance.harness.record import record, recordable
     from conformance.report.progress import progress, wanted
+    from conformance.runtime.loading import load_runtime
 
+    runtime, runtime_name = load_runtime(args.runtime) if args.runtime else (None, None)
     console = Console(stderr=True)
     enabled = wanted(console, disabled=args.no_progress)
     total = len(recordable(Path(args.root), args.provider, args.scenario)) if enabled else 0
@@ -44,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
             accept_outcomes=args.accept,
             on_start=bar.start,
             on_done=lambda _: bar.advance(),
+            require_keys=args.require_keys,
+            runtime=runtime,
+            runtime_name=runtime_name,
         )
     for message in report.skipped:
         print(f"skipped: {message}")

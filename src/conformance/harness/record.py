@@ -237,8 +237,14 @@ def record(
     accept_outcomes: bool = False,
     on_start: Callable[[str], None] | None = None,
     on_done: Callable[[str], None] | None = None,
+    require_keys: bool = False,
+    runtime: Any = None,
+    runtime_name: str | None = None,
 ) -> RecordReport:
-    """Record `provider`'s cassettes; `on_start`/`on_done` are told each scenario id (for a progress bar)."""
+    """Record `provider`'s cassettes; `on_start`/`on_done` are told each scenario id (for a progress bar).
+
+    Without a key the provider is skipped (reported), or with `require_keys` refused (`MissingKeyError`).
+    `only_failing` judges the cells with `runtime` (default: the reference runtime)."""
     if mode not in RECORD_MODES:
         raise InputError(f"record mode must be one of {', '.join(RECORD_MODES)}", where="--record-mode")
     if mode == "none":
@@ -249,13 +255,16 @@ def record(
     try:
         key = resolve_key(profile, os.environ if env is None else env)
     except MissingKeyError as exc:
+        if require_keys:
+            raise
         report.skipped.append(str(exc))
         return report
     scenarios = recordable(root, provider, scenario_ids)
     if only_failing:
         from conformance.harness import HarnessContext, run_check
 
-        ctx = HarnessContext(root=root, runtime=ReferenceRuntime())
+        judge = ReferenceRuntime() if runtime is None else runtime
+        ctx = HarnessContext(root=root, runtime=judge, runtime_name=runtime_name or "reference")
         scenarios = [s for s in scenarios if run_check(s, provider, ctx).verdict in ("fail", "error")]
         mode = "all"
     for scenario in scenarios:
