@@ -50,9 +50,9 @@ from conformance.adapters import (
     sdk_sleeps_on,
     text_of,
 )
-from conformance.capabilities import get_profile
+from conformance.capabilities import get_profile, provider_names
 from conformance.exceptions import InputError
-from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.protocol import Declaration, TurnRequest
 
 _STOP = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_call": "tool_use"}
 
@@ -219,8 +219,28 @@ async def _run(
         return failed({"kind": "stream_interrupted", "message": exc.message}, partial)
 
 
+NOT_OFFERED = frozenset({"auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"})
+"""What pydantic-ai's model classes do not do: a model holds one provider client and one key (no rotation), an
+overflow is raised, not compressed and retried, and history processing is the agent's, not the model's."""
+EXPOSED = frozenset(
+    {
+        "message.raw_stop_reason",
+        "message.usage",
+        "error.status",
+        "error.provider_code",
+        "error.retry_after_s",
+        "error.message",
+        "partial",
+    }
+)
+PROVIDERS = frozenset(p for p in provider_names() if get_profile(p).dialect in ("openai_chat", "anthropic", "gemini"))
+
+
 class PydanticAiRuntime:
     name = f"pydantic-ai {pydantic_ai.__version__}"
+    declaration = Declaration(
+        name=name, version=pydantic_ai.__version__, providers=PROVIDERS, not_offered=NOT_OFFERED, exposed_fields=EXPOSED
+    )
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
         sent: list[dict[str, Any]] = []
@@ -263,6 +283,9 @@ class PydanticAiDecoder:
     the harness would otherwise match against the cassette first)."""
 
     name = f"pydantic-ai {pydantic_ai.__version__} (decode only)"
+    declaration = Declaration(
+        name=name, version=pydantic_ai.__version__, providers=PROVIDERS, not_offered=NOT_OFFERED, exposed_fields=EXPOSED
+    )
 
     def decode(
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool

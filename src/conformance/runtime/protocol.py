@@ -120,9 +120,9 @@ class TurnCapable(Protocol):
 
 OPTIONAL_FIELDS: tuple[str, ...] = (
     "message.raw_stop_reason",
-    "message.id",
     "message.usage",
     "message.sources",
+    "error.status",
     "error.provider_code",
     "error.retry_after_s",
     "error.message",
