@@ -30,6 +30,11 @@ class HarnessContext:
     _root_resolved: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
+    def declaration_given(self) -> bool:
+        """Whether the runtime declared anything (a `declaration` attribute), rather than offering all."""
+        return self.declared is not None or getattr(self.runtime, "declaration", None) is not None
+
+    @property
     def declaration(self) -> Declaration:
         """The runtime's declaration (`runtime.protocol.declaration_of`), read once."""
         if self.declared is None:

@@ -145,4 +145,5 @@ def build_matrix(
         cells=cells,
         counts=totals,
         provenance=_provenance(results, providers, ctx),
+        declaration=ctx.declaration.to_json() if ctx.declaration_given else None,
     )

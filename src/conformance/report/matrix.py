@@ -5,12 +5,14 @@ render it; `docs/matrix-json.md` documents it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Verdict
 
 SCHEMA_VERSION = 1
+DEFECT_KINDS = ("wrong", "extra", "crash")
 
 
 class Cell(BaseModel):
@@ -82,6 +84,24 @@ class Matrix(BaseModel):
                 "it was written by another version of conformance"
             )
         return data
+
+    defects: dict[str, int] = Field(default_factory=dict)
+    """Scenario results that say the runtime did something wrong, by kind: `wrong`, `extra`, `crash`."""
+    gaps: dict[str, int] = Field(default_factory=dict)
+    """Scenario results that say it did not do something: `missing` values, rows `not_offered`."""
+    declaration: dict[str, Any] | None = None
+    """What the runtime under test declared it offers (`runtime.protocol.Declaration`), when it did."""
+
+    @model_validator(mode="after")
+    def _count_kinds(self) -> Matrix:
+        if not self.defects and not self.gaps:
+            results = [r for c in self.cells for r in c.results]
+            self.defects = {k: sum(1 for r in results if r.defect and r.fail_kind == k) for k in DEFECT_KINDS}
+            self.gaps = {
+                "missing": sum(1 for r in results if r.verdict == "fail" and r.fail_kind == "missing"),
+                "not_offered": sum(1 for r in results if r.verdict == "not_offered"),
+            }
+        return self
 
     @model_validator(mode="after")
     def _count_scenarios(self) -> Matrix:

@@ -57,14 +57,23 @@ class MatrixTable:
             f"cells: {counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed, "
             f"{counts.get('error', 0)} errors, {counts.get('unsupported', 0)} unsupported, "
             f"{counts.get('missing', 0)} missing, {counts.get('skipped', 0)} skipped"
+            + (f", {counts['not_offered']} not offered" if counts.get("not_offered") else "")
         )
         sc = m.scenario_counts
         yield Text(
             f"scenarios: {sc.get('pass', 0)} passed, {sc.get('fail', 0)} failed, "
             f"{sc.get('error', 0)} errors, {sc.get('unsupported', 0)} unsupported, "
-            f"{sc.get('missing', 0)} missing, {sc.get('skipped', 0)} skipped",
+            f"{sc.get('missing', 0)} missing, {sc.get('skipped', 0)} skipped"
+            + (f", {sc['not_offered']} not offered" if sc.get("not_offered") else ""),
             style="yellow" if sc.get("missing", 0) else "",
         )
+        defects, gaps = m.defects, m.gaps
+        if sum(defects.values()) or sum(gaps.values()):
+            yield Text(
+                f"runtime {m.runtime}: {sum(defects.values())} defects ({defects.get('wrong', 0)} wrong, "
+                f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
+                f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered)"
+            )
         if self.details:
             for cell in m.cells:
                 for res in cell.results:

@@ -42,9 +42,17 @@
     var inner = el("div", "body");
     if (r.title) inner.appendChild(el("p", "rtitle", r.title));
     var reason = el("p", "reason");
-    reason.appendChild(el("b", null, r.verdict === "unsupported" ? "Declared unsupported: " : "Reason: "));
+    var label = r.verdict === "unsupported" ? "Declared unsupported: " : r.verdict === "not_offered" ? "Not offered: " : "Reason: ";
+    reason.appendChild(el("b", null, label));
     reason.appendChild(document.createTextNode(r.reason || "\u2014"));
+    if (r.fail_kind) reason.appendChild(el("span", "kind", " (" + r.fail_kind + ")"));
     inner.appendChild(reason);
+    if (r.traceback) {
+      var tb = el("details", "traceback");
+      tb.appendChild(el("summary", null, "The runtime's traceback"));
+      tb.appendChild(el("pre", null, r.traceback));
+      inner.appendChild(tb);
+    }
     var list = el("dl", "facts");
     facts.forEach(function (kv) {
       if (kv[1] === null || kv[1] === undefined) return;
