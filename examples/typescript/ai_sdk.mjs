@@ -1,0 +1,172 @@
+// conformance runtime-protocol adapter for the Vercel AI SDK (`ai` with @ai-sdk/openai, /anthropic,
+// /google, /openai-compatible; docs/runtimes.md). generateText / streamText do the work: their
+// provider packages build the request and parse the response, `maxRetries` is their retry loop.
+// The adapter hands them a fetch (recorded response, captured request, or the real loopback one)
+// and renames their result's fields to the normalized form.
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { APICallError, RetryError, generateText, jsonSchema, streamText } from "ai";
+import { capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
+
+const VERSION = versionOf("ai");
+
+// provider -> the AI SDK model factory a user of that provider writes.
+const PROVIDERS = {
+  openai: (o) => createOpenAI(o).chat,
+  anthropic: (o) => createAnthropic(o),
+  gemini: (o) => createGoogleGenerativeAI(o),
+  "openai-compatible": (o) => createOpenAICompatible({ name: "compatible", baseURL: o.baseURL ?? "https://example.invalid/v1", ...o }),
+};
+
+function model(provider, id, { baseURL, apiKey = "test-key", fetch } = {}) {
+  const make = PROVIDERS[provider];
+  if (!make) throw new Error(`ai-sdk adapter: provider ${provider} is not one it drives`);
+  return make({ apiKey, fetch, ...(baseURL ? { baseURL } : {}) })(id ?? "model");
+}
+
+const STOP = { stop: "stop", length: "length", "tool-calls": "tool_use", "content-filter": "content_filter", error: "error" };
+
+function userParts(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).flatMap((b) =>
+    b.type === "text" ? [{ type: "text", text: b.text }] : b.type === "image" ? [{ type: "image", image: b.data ?? b.url, mediaType: b.media_type }] : [],
+  );
+}
+
+function assistantParts(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).flatMap((b) => {
+    if (b.type === "text") return [{ type: "text", text: b.text }];
+    if (b.type === "thinking") return [{ type: "reasoning", text: b.thinking, providerOptions: b.signature ? { anthropic: { signature: b.signature } } : undefined }];
+    if (b.type === "redacted_thinking") return [{ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: b.data } } }];
+    if (b.type === "tool_call") return [{ type: "tool-call", toolCallId: b.id, toolName: b.name, input: b.arguments ?? {} }];
+    return [];
+  });
+}
+
+/** A CONVERSATION.json as the generateText call an AI SDK user writes. */
+function call(conversation) {
+  const o = conversation.options ?? {};
+  const messages = (conversation.messages ?? []).map((x) => {
+    if (x.role === "system") return { role: "system", content: textOf(x.content) };
+    if (x.role === "user") return { role: "user", content: userParts(x.content) };
+    if (x.role === "assistant") return { role: "assistant", content: assistantParts(x.content) };
+    return {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: x.tool_call_id, toolName: x.tool_name ?? "", output: { type: x.is_error ? "error-text" : "text", value: textOf(x.content) } }],
+    };
+  });
+  const tools = Object.fromEntries(
+    (conversation.tools ?? []).map((t) => [t.name, { description: t.description, inputSchema: jsonSchema(t.parameters ?? { type: "object", properties: {} }) }]),
+  );
+  return {
+    messages,
+    allowSystemInMessages: true,
+    ...(Object.keys(tools).length ? { tools } : {}),
+    ...(o.max_tokens ? { maxOutputTokens: o.max_tokens } : {}),
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o.top_p !== undefined ? { topP: o.top_p } : {}),
+    ...(o.stop ? { stopSequences: Array.isArray(o.stop) ? o.stop : [o.stop] } : {}),
+    maxRetries: 0,
+  };
+}
+
+function part(p) {
+  if (p.type === "text") return p.text === "" ? null : { type: "text", text: p.text };
+  if (p.type === "reasoning") {
+    const sig = p.providerMetadata?.anthropic?.signature;
+    const redacted = p.providerMetadata?.anthropic?.redactedData;
+    return redacted ? { type: "redacted_thinking", data: redacted } : { type: "thinking", thinking: p.text, ...(sig ? { signature: sig } : {}) };
+  }
+  if (p.type === "tool-call") return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: p.input ?? {} };
+  return null;
+}
+
+function usage(u) {
+  if (!u) return undefined;
+  return {
+    input_tokens: u.inputTokens ?? 0,
+    output_tokens: u.outputTokens ?? 0,
+    cache_read_tokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+    cache_write_tokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
+    reasoning_tokens: u.outputTokenDetails?.reasoningTokens ?? 0,
+  };
+}
+
+function message(provider, { content, finishReason, rawFinishReason, usage: u, response }) {
+  return {
+    role: "assistant",
+    content: (content ?? []).map(part).filter(Boolean),
+    stop_reason: STOP[finishReason] ?? finishReason,
+    ...(rawFinishReason !== undefined ? { raw_stop_reason: rawFinishReason } : {}),
+    ...(u ? { usage: usage(u) } : {}),
+    provider,
+    ...(response?.modelId ? { model: response.modelId } : {}),
+    ...(response?.id ? { id: response.id } : {}),
+  };
+}
+
+/** An AI SDK error as the normalized error: the status and body its APICallError carries; no kind
+ * (the SDK classifies only retryable or not). */
+function error(exc) {
+  const e = RetryError.isInstance(exc) ? exc.lastError : exc;
+  if (APICallError.isInstance(e)) return { kind: null, status: e.statusCode ?? null, message: e.message };
+  return { kind: null, message: e instanceof Error ? e.message : String(e) };
+}
+
+async function run(provider, conversation, opts) {
+  const m = model(provider, conversation.model, opts);
+  const args = { model: m, ...call(conversation), ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}) };
+  if (!conversation.options?.stream) {
+    try {
+      return { message: message(provider, await generateText(args)) };
+    } catch (exc) {
+      return { error: error(exc), partial: null };
+    }
+  }
+  let failure = null;
+  const result = streamText({ ...args, onError: ({ error: e }) => { failure ??= e; } });
+  const parts = [];
+  let text = null;
+  let reasoning = null;
+  for await (const p of result.fullStream) {
+    if (p.type === "error") failure ??= p.error;
+    if (p.type === "text-start") parts.push((text = { type: "text", text: "" }));
+    if (p.type === "text-delta" && text) text.text += p.text;
+    if (p.type === "reasoning-start") parts.push((reasoning = { type: "reasoning", text: "", providerMetadata: p.providerMetadata }));
+    if (p.type === "reasoning-delta" && reasoning) reasoning.text += p.text;
+    if (p.type === "reasoning-end" && reasoning && p.providerMetadata) reasoning.providerMetadata = p.providerMetadata;
+    if (p.type === "tool-call") parts.push(p);
+    if (p.type === "finish-step") var step = p;
+  }
+  const got = message(provider, { content: parts, finishReason: step?.finishReason, rawFinishReason: step?.rawFinishReason, usage: step?.usage, response: step?.response });
+  if (failure) return { error: error(failure), partial: got.content.length ? got : null };
+  return { message: got };
+}
+
+const declaration = {
+  name: "ai-sdk",
+  version: VERSION,
+  providers: Object.keys(PROVIDERS),
+  features: null,
+  not_offered: [],
+  exposed_fields: ["message.raw_stop_reason", "message.id", "message.usage", "error.message", "partial"],
+};
+
+await serve(declaration, {
+  async encode({ conversation, provider }) {
+    const seen = [];
+    await run(provider, conversation, { fetch: capturingFetch(seen) });
+    return capturedBody(seen);
+  },
+  async decode({ provider, status, headers, chunks, stream }) {
+    const conversation = { messages: [{ role: "user", content: "hi" }], options: { stream } };
+    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks }) });
+  },
+  async turn({ provider, conversation, base_url, keys, settings }) {
+    const attempts = settings?.policy?.max_attempts;
+    return run(provider, conversation, { baseURL: base_url, apiKey: keys?.[0], ...(attempts ? { maxRetries: attempts - 1 } : {}) });
+  },
+});

@@ -1,0 +1,103 @@
+// The runtime protocol v1 loop (docs/other-runtimes.md): line-delimited JSON requests on stdin,
+// one response per request on stdout, logs on stderr. An adapter hands over its declaration and
+// one async function per capability; requests are answered one at a time, in order, because the
+// adapters swap `globalThis.fetch` for the duration of a call.
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+export const PROTOCOL = 1;
+
+function errorOf(exc) {
+  const err = exc instanceof Error ? exc : new Error(String(exc));
+  return { message: err.message.split("\n")[0] || err.name, type: err.name, traceback: err.stack ?? "" };
+}
+
+function write(obj) {
+  process.stdout.write(`${JSON.stringify(obj)}\n`);
+}
+
+/** Serve `methods` ({encode, decode, turn, ...}: async (params) => result) under `declaration`. */
+export async function serve(declaration, methods) {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch (exc) {
+      write({ id: null, error: { ...errorOf(exc), message: `request is not JSON: ${errorOf(exc).message}` } });
+      continue;
+    }
+    const { id, method, params = {} } = request;
+    if (method === "shutdown") {
+      write({ id, result: null });
+      break;
+    }
+    if (method === "handshake") {
+      write({ id, result: { protocol: PROTOCOL, ...declaration, capabilities: Object.keys(methods) } });
+      continue;
+    }
+    const fn = methods[method];
+    if (!fn) {
+      write({ id, error: { message: `unknown method ${JSON.stringify(method)}`, type: "UnknownMethod", traceback: "" } });
+      continue;
+    }
+    try {
+      write({ id, result: await fn(params) });
+    } catch (exc) {
+      write({ id, error: errorOf(exc) });
+    }
+  }
+  lines.close();
+}
+
+/** `globalThis.fetch` replaced by `fake` while `body()` runs. */
+export async function withFetch(fake, body) {
+  const saved = globalThis.fetch;
+  globalThis.fetch = fake;
+  try {
+    return await body();
+  } finally {
+    globalThis.fetch = saved;
+  }
+}
+
+/** A fetch answering every call with one recorded response (the decode pattern). */
+export function recordedFetch({ status, headers, chunks }) {
+  return async () => {
+    const parts = (chunks ?? []).map((c) => Buffer.from(c, "base64"));
+    const body = new ReadableStream({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new Uint8Array(part));
+        controller.close();
+      },
+    });
+    const hdrs = new Headers();
+    for (const [k, v] of Object.entries(headers ?? {})) hdrs.append(k, Array.isArray(v) ? v.join(", ") : String(v));
+    return new Response(status === 204 || status === 304 ? null : body, { status, headers: hdrs });
+  };
+}
+
+/** A fetch that keeps the request body the library built and answers 599 (the encode pattern). */
+export function capturingFetch(seen) {
+  return async (input, init) => {
+    const body = init?.body ?? (input instanceof Request ? await input.text() : undefined);
+    seen.push({ url: String(input instanceof Request ? input.url : input), body: typeof body === "string" ? body : String(body) });
+    return new Response(JSON.stringify({ error: { message: "captured" } }), { status: 400, headers: { "content-type": "application/json" } });
+  };
+}
+
+/** The conversation's last request body as JSON. */
+export function capturedBody(seen) {
+  if (!seen.length) throw new Error("the library sent no request");
+  return JSON.parse(seen[seen.length - 1].body);
+}
+
+export const textOf = (content) =>
+  typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+
+/** The installed version of `pkg` (read from node_modules, whatever its `exports` allow). */
+export function versionOf(pkg) {
+  const file = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
+  return JSON.parse(readFileSync(file, "utf8")).version;
+}

@@ -1,0 +1,126 @@
+// conformance runtime-protocol adapter for @mariozechner/pi-ai (docs/runtimes.md).
+// encode / decode / turn all go through pi-ai's own `complete()`: its request building, its SDK
+// clients, its stream parsing. The adapter only moves bytes (a swapped fetch) and renames fields.
+import { complete, isContextOverflow } from "@mariozechner/pi-ai";
+import { capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf, withFetch } from "./lib/protocol.mjs";
+
+const VERSION = versionOf("@mariozechner/pi-ai");
+
+// provider -> pi-ai's api, provider name and default base URL (the URL pi-ai's model table uses).
+const PROVIDERS = {
+  openai: { api: "openai-completions", provider: "openai", baseUrl: "https://api.openai.com/v1" },
+  openrouter: { api: "openai-completions", provider: "openrouter", baseUrl: "https://openrouter.ai/api/v1" },
+  xai: { api: "openai-completions", provider: "xai", baseUrl: "https://api.x.ai/v1" },
+  groq: { api: "openai-completions", provider: "groq", baseUrl: "https://api.groq.com/openai/v1" },
+  deepseek: { api: "openai-completions", provider: "deepseek", baseUrl: "https://api.deepseek.com" },
+  fireworks: { api: "openai-completions", provider: "fireworks", baseUrl: "https://api.fireworks.ai/inference/v1" },
+  anthropic: { api: "anthropic-messages", provider: "anthropic", baseUrl: "https://api.anthropic.com" },
+  gemini: { api: "google-generative-ai", provider: "google", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
+};
+
+const STOP = { stop: "stop", length: "length", toolUse: "tool_use", error: "error", aborted: "aborted" };
+
+function model(provider, id, baseUrl) {
+  const p = PROVIDERS[provider];
+  if (!p) throw new Error(`pi-ai adapter: provider ${provider} is not one it drives`);
+  return {
+    id: id ?? "model", name: id ?? "model", api: p.api, provider: p.provider, baseUrl: baseUrl ?? p.baseUrl,
+    reasoning: false, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 1_000_000, maxTokens: 32_000,
+  };
+}
+
+const ZERO = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+
+function userBlocks(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).flatMap((b) =>
+    b.type === "text" ? [{ type: "text", text: b.text }] : b.type === "image" && b.data ? [{ type: "image", data: b.data, mimeType: b.media_type }] : [],
+  );
+}
+
+function assistantBlocks(content) {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return (content ?? []).flatMap((b) => {
+    if (b.type === "text") return [{ type: "text", text: b.text, ...(b.signature ? { textSignature: b.signature } : {}) }];
+    if (b.type === "thinking") return [{ type: "thinking", thinking: b.thinking, thinkingSignature: b.signature ?? undefined }];
+    if (b.type === "redacted_thinking") return [{ type: "thinking", thinking: "", thinkingSignature: b.data, redacted: true }];
+    if (b.type === "tool_call") return [{ type: "toolCall", id: b.id, name: b.name, arguments: b.arguments ?? {}, ...(b.signature ? { thoughtSignature: b.signature } : {}) }];
+    return [];
+  });
+}
+
+/** A CONVERSATION.json as the pi-ai Context a pi-ai user writes. */
+function context(conversation, m) {
+  const ts = 0;
+  const system = (conversation.messages ?? []).filter((x) => x.role === "system").map((x) => textOf(x.content));
+  const messages = (conversation.messages ?? []).flatMap((x) => {
+    if (x.role === "user") return [{ role: "user", content: userBlocks(x.content), timestamp: ts }];
+    if (x.role === "assistant")
+      return [{ role: "assistant", content: assistantBlocks(x.content), api: m.api, provider: m.provider, model: m.id, usage: ZERO, stopReason: "stop", timestamp: ts }];
+    if (x.role === "tool_result")
+      return [{ role: "toolResult", toolCallId: x.tool_call_id, toolName: x.tool_name ?? "", content: userBlocks(x.content) === x.content ? [{ type: "text", text: x.content }] : userBlocks(x.content), isError: !!x.is_error, timestamp: ts }];
+    return [];
+  });
+  const tools = (conversation.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object", properties: {} } }));
+  return { ...(system.length ? { systemPrompt: system.join("\n\n") } : {}), messages, ...(tools.length ? { tools } : {}) };
+}
+
+function options(conversation, extra = {}) {
+  const o = conversation.options ?? {};
+  return { ...(o.max_tokens ? { maxTokens: o.max_tokens } : {}), ...(o.temperature !== undefined ? { temperature: o.temperature } : {}), apiKey: "test-key", maxRetries: 0, ...extra };
+}
+
+function block(b) {
+  if (b.type === "text") return { type: "text", text: b.text, ...(b.textSignature ? { signature: b.textSignature } : {}) };
+  if (b.type === "thinking")
+    return b.redacted ? { type: "redacted_thinking", data: b.thinkingSignature } : { type: "thinking", thinking: b.thinking, signature: b.thinkingSignature ?? null };
+  return { type: "tool_call", id: b.id, name: b.name, arguments: b.arguments ?? {}, ...(b.thoughtSignature ? { signature: b.thoughtSignature } : {}) };
+}
+
+/** pi-ai's AssistantMessage as an outcome. pi-ai never throws: a failure is `stopReason: "error"`
+ * with `errorMessage`; its only error classification is `isContextOverflow`. Its `usage.input`
+ * excludes cached tokens (pi-ai's documented split), so the prompt total is input + cache parts. */
+function outcome(msg, provider) {
+  const u = msg.usage ?? ZERO;
+  const message = {
+    role: "assistant",
+    content: (msg.content ?? []).filter((b) => !(b.type === "text" && b.text === "")).map(block),
+    stop_reason: STOP[msg.stopReason] ?? msg.stopReason,
+    usage: { input_tokens: u.input + u.cacheRead + u.cacheWrite, output_tokens: u.output, cache_read_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite },
+    provider,
+    ...(msg.responseId ? { id: msg.responseId } : {}),
+  };
+  if (msg.stopReason !== "error") return { message };
+  const error = { kind: isContextOverflow(msg) ? "context_overflow" : null, message: msg.errorMessage ?? "" };
+  return { error, partial: message.content.length ? { ...message, error } : null };
+}
+
+const declaration = {
+  name: "pi-ai",
+  version: VERSION,
+  providers: Object.keys(PROVIDERS),
+  features: null,
+  not_offered: [],
+  exposed_fields: ["message.id", "message.usage", "error.message", "partial"],
+};
+
+await serve(declaration, {
+  async encode({ conversation, provider }) {
+    const m = model(provider, conversation.model);
+    const seen = [];
+    await withFetch(capturingFetch(seen), () => complete(m, context(conversation, m), options(conversation)));
+    return capturedBody(seen);
+  },
+  async decode({ provider, status, headers, chunks }) {
+    const m = model(provider, undefined);
+    const msg = await withFetch(recordedFetch({ status, headers, chunks }), () => complete(m, { messages: [{ role: "user", content: "hi", timestamp: 0 }] }, options({})));
+    return outcome(msg, provider);
+  },
+  async turn({ provider, conversation, base_url, keys, settings }) {
+    const m = model(provider, conversation.model, base_url);
+    const attempts = settings?.policy?.max_attempts;
+    const msg = await complete(m, context(conversation, m), options(conversation, { apiKey: keys?.[0] ?? "test-key", maxRetries: attempts ? attempts - 1 : undefined }));
+    return outcome(msg, provider);
+  },
+});

@@ -1,0 +1,80 @@
+"""The TypeScript adapters (examples/typescript) speak the runtime protocol v1 and answer through
+their libraries: the handshake declares what each library offers, and decode reads a recorded
+stream with the library's own parser."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.fileio import parse_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "examples" / "typescript"
+ADAPTERS = ("pi_ai.mjs", "ai_sdk.mjs")
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or not (TS / "node_modules").is_dir(),
+    reason="needs node and the TypeScript libraries: (cd examples/typescript && npm ci)",
+)
+
+
+def _exchange(adapter: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    lines = "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate(requests))
+    lines += json.dumps({"id": len(requests), "method": "shutdown", "params": {}}) + "\n"
+    done = subprocess.run(
+        ["node", str(TS / adapter)], input=lines, capture_output=True, text=True, timeout=120, check=True
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [a["id"] for a in answers] == list(range(len(requests) + 1))
+    return answers[:-1]
+
+
+def _decode_params(provider: str, scenario: str) -> dict[str, Any]:
+    cassette = parse_yaml((ROOT / "cassettes" / provider / f"{scenario}.yaml").read_text())
+    response = cassette["interactions"][0]["response"]
+    body = response["body"]["string"]
+    return {
+        "provider": provider,
+        "status": response["status"]["code"],
+        "headers": response["headers"],
+        "chunks": [base64.b64encode(body.encode()).decode()],
+        "stream": True,
+    }
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_handshake_declares_the_library(adapter: str) -> None:
+    (answer,) = _exchange(adapter, [{"method": "handshake", "params": {"protocol": 1}}])
+    result = answer["result"]
+    assert result["protocol"] == 1
+    assert (
+        result["version"]
+        == json.loads((TS / "package.json").read_text())["dependencies"][
+            {"pi_ai.mjs": "@mariozechner/pi-ai", "ai_sdk.mjs": "ai"}[adapter]
+        ]
+    )
+    assert set(result["capabilities"]) == {"encode", "decode", "turn"}
+    assert {"openai", "anthropic"} <= set(result["providers"])
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
+    (answer,) = _exchange(adapter, [{"method": "decode", "params": _decode_params(provider, "tool_call_stream")}])
+    message = answer["result"]["message"]
+    assert message["stop_reason"] == "tool_use"
+    (call,) = message["content"]
+    assert (call["name"], call["arguments"]) == ("get_weather", {"city": "Tokyo", "unit": "celsius"})
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_unknown_method_is_an_error_answer(adapter: str) -> None:
+    (answer,) = _exchange(adapter, [{"method": "transcripts", "params": {}}])
+    assert "unknown method" in answer["error"]["message"]
