@@ -8,7 +8,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, RetryError, generateText, jsonSchema, streamText } from "ai";
-import { capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
+import { capturedBody, capturingFetch, kindOfStatus, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
 
 const VERSION = versionOf("ai");
 
@@ -80,12 +80,16 @@ function part(p) {
     const redacted = p.providerMetadata?.anthropic?.redactedData;
     return redacted ? { type: "redacted_thinking", data: redacted } : { type: "thinking", thinking: p.text, ...(sig ? { signature: sig } : {}) };
   }
-  if (p.type === "tool-call") return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: p.input ?? {} };
+  // a call the provider ran itself (providerExecuted) is no client tool call; the SDK keeps no wire item for it
+  if (p.type === "tool-call" && !p.providerExecuted) {
+    if (typeof p.input === "string") return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: {}, raw_arguments: p.input };
+    return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: p.input ?? {} };
+  }
   return null;
 }
 
 function usage(u) {
-  if (!u) return undefined;
+  if (!u || (u.inputTokens === undefined && u.outputTokens === undefined)) return undefined;
   return {
     input_tokens: u.inputTokens ?? 0,
     output_tokens: u.outputTokens ?? 0,
@@ -101,24 +105,40 @@ function message(provider, { content, finishReason, rawFinishReason, usage: u, r
     content: (content ?? []).map(part).filter(Boolean),
     stop_reason: STOP[finishReason] ?? finishReason,
     ...(rawFinishReason !== undefined ? { raw_stop_reason: rawFinishReason } : {}),
-    ...(u ? { usage: usage(u) } : {}),
+    ...(usage(u) ? { usage: usage(u) } : {}),
     provider,
     ...(response?.modelId ? { model: response.modelId } : {}),
-    ...(response?.id ? { id: response.id } : {}),
   };
 }
 
-/** An AI SDK error as the normalized error: the status and body its APICallError carries; no kind
- * (the SDK classifies only retryable or not). */
+/** An AI SDK error as the normalized error. The SDK classifies errors only as retryable or not; its
+ * APICallError carries the HTTP status, read with its HTTP meaning (kindOfStatus). A failure without
+ * a status (an error event inside a 200 stream) is one the provider sent: `server`. */
 function error(exc) {
   const e = RetryError.isInstance(exc) ? exc.lastError : exc;
-  if (APICallError.isInstance(e)) return { kind: null, status: e.statusCode ?? null, message: e.message };
-  return { kind: null, message: e instanceof Error ? e.message : String(e) };
+  if (APICallError.isInstance(e) && e.statusCode) return { kind: kindOfStatus(e.statusCode), status: e.statusCode, message: e.message };
+  return { kind: "server", message: e instanceof Error ? e.message : String(e) };
 }
+
+// decode has no tool definitions: every tool name the response calls is one the caller defined with
+// an open schema, so the SDK parses its input as for any defined tool (sent as no tool at all).
+const OPEN_TOOL = { inputSchema: jsonSchema({}) };
+const ANY_TOOL = new Proxy(
+  {},
+  {
+    getOwnPropertyDescriptor: (_, key) => (typeof key === "string" ? { value: OPEN_TOOL, configurable: true, enumerable: false, writable: false } : undefined),
+    get: (_, key) => (typeof key === "string" ? OPEN_TOOL : undefined),
+  },
+);
 
 async function run(provider, conversation, opts) {
   const m = model(provider, conversation.model, opts);
-  const args = { model: m, ...call(conversation), ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}) };
+  const args = {
+    model: m,
+    ...call(conversation),
+    ...(opts.tools ? { tools: opts.tools } : {}),
+    ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
+  };
   if (!conversation.options?.stream) {
     try {
       return { message: message(provider, await generateText(args)) };
@@ -136,13 +156,26 @@ async function run(provider, conversation, opts) {
     if (p.type === "text-start") parts.push((text = { type: "text", text: "" }));
     if (p.type === "text-delta" && text) text.text += p.text;
     if (p.type === "reasoning-start") parts.push((reasoning = { type: "reasoning", text: "", providerMetadata: p.providerMetadata }));
-    if (p.type === "reasoning-delta" && reasoning) reasoning.text += p.text;
+    if (p.type === "reasoning-delta" && reasoning) {
+      reasoning.text += p.text;
+      if (p.providerMetadata) reasoning.providerMetadata = { ...reasoning.providerMetadata, ...p.providerMetadata };
+    }
     if (p.type === "reasoning-end" && reasoning && p.providerMetadata) reasoning.providerMetadata = p.providerMetadata;
     if (p.type === "tool-call") parts.push(p);
     if (p.type === "finish-step") var step = p;
   }
   const got = message(provider, { content: parts, finishReason: step?.finishReason, rawFinishReason: step?.rawFinishReason, usage: step?.usage, response: step?.response });
-  if (failure) return { error: error(failure), partial: got.content.length ? got : null };
+  // what arrived before a failure carries the error too (docs/normalized-form.md)
+  if (failure) {
+    const e = error(failure);
+    return { error: e, partial: got.content.length ? { ...got, stop_reason: "error", error: e } : null };
+  }
+  // the SDK's own finish reason for a stream that ended without its terminal event
+  if (step?.finishReason === "interrupted") {
+    const { stop_reason, ...rest } = got;
+    const e = { kind: "stream_interrupted", message: "" };
+    return { error: e, partial: { ...rest, error: e } };
+  }
   return { message: got };
 }
 
@@ -152,7 +185,7 @@ const declaration = {
   providers: Object.keys(PROVIDERS),
   features: null,
   not_offered: [],
-  exposed_fields: ["message.raw_stop_reason", "message.id", "message.usage", "error.message", "partial"],
+  exposed_fields: ["message.raw_stop_reason", "message.usage", "error.message", "partial"],
 };
 
 await serve(declaration, {
@@ -163,7 +196,7 @@ await serve(declaration, {
   },
   async decode({ provider, status, headers, chunks, stream }) {
     const conversation = { messages: [{ role: "user", content: "hi" }], options: { stream } };
-    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks }) });
+    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks }), tools: ANY_TOOL });
   },
   async turn({ provider, conversation, base_url, keys, settings }) {
     const attempts = settings?.policy?.max_attempts;

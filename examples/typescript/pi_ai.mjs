@@ -79,7 +79,7 @@ function block(b) {
 }
 
 /** pi-ai's AssistantMessage as an outcome. pi-ai never throws: a failure is `stopReason: "error"`
- * with `errorMessage`; its only error classification is `isContextOverflow`. Its `usage.input`
+ * with `errorMessage`. Its `usage.input`
  * excludes cached tokens (pi-ai's documented split), so the prompt total is input + cache parts. */
 function outcome(msg, provider) {
   const u = msg.usage ?? ZERO;
@@ -89,10 +89,11 @@ function outcome(msg, provider) {
     stop_reason: STOP[msg.stopReason] ?? msg.stopReason,
     usage: { input_tokens: u.input + u.cacheRead + u.cacheWrite, output_tokens: u.output, cache_read_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite },
     provider,
-    ...(msg.responseId ? { id: msg.responseId } : {}),
   };
-  if (msg.stopReason !== "error") return { message };
-  const error = { kind: isContextOverflow(msg) ? "context_overflow" : null, message: msg.errorMessage ?? "" };
+  // pi-ai classifies one failure only (isContextOverflow); any other failure is its message with
+  // `stopReason: "error"` and an `errorMessage`, which is what the outcome says.
+  if (msg.stopReason !== "error" || !isContextOverflow(msg)) return { message };
+  const error = { kind: "context_overflow", message: msg.errorMessage ?? "" };
   return { error, partial: message.content.length ? { ...message, error } : null };
 }
 
@@ -101,8 +102,9 @@ const declaration = {
   version: VERSION,
   providers: Object.keys(PROVIDERS),
   features: null,
-  not_offered: [],
-  exposed_fields: ["message.id", "message.usage", "error.message", "partial"],
+  // pi-ai keeps an error's message text only: no status, no kind but context overflow.
+  not_offered: ["error_invalid_request", "error_rate_limit", "error_auth", "error_not_found", "error_overloaded"],
+  exposed_fields: ["message.usage", "error.message", "partial"],
 };
 
 await serve(declaration, {

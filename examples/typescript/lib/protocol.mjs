@@ -101,3 +101,11 @@ export function versionOf(pkg) {
   const file = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
   return JSON.parse(readFileSync(file, "utf8")).version;
 }
+
+// An HTTP status a library exposes, read with its HTTP meaning (RFC 9110, RFC 6585): nothing a
+// status alone does not say (an overflow, an overload) is read into it.
+const STATUS_KINDS = { 400: "invalid_request", 401: "auth", 403: "permission", 404: "not_found", 408: "timeout", 413: "payload_too_large", 429: "rate_limited" };
+
+export function kindOfStatus(status) {
+  return STATUS_KINDS[status] ?? (status >= 500 ? "server" : "invalid_request");
+}
