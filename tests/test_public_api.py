@@ -156,6 +156,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "conformance.secrets": [
         "KEY_HEADERS",
+        "Secret",
         "MIN_SUBSTRING",
         "QUERY_KEYS",
         "REDACTED",
@@ -163,6 +164,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "RESPONSE_HEADERS",
         "RESPONSE_HEADER_PREFIXES",
         "SAFE_HEADER_VALUE",
+        "contains_secret",
         "entropy",
         "find_key",
         "fingerprint_headers",
@@ -173,9 +175,11 @@ PUBLIC_API: dict[str, list[str]] = {
         "key_shapes",
         "redact",
         "redact_line",
+        "reveal",
         "scrub_exact",
         "scrub_headers",
         "scrub_url",
+        "unescape_ascii",
     ],
     "conformance.exceptions": [
         "CassetteError",

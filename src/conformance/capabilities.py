@@ -334,6 +334,8 @@ for _p in (
         key_env=("OPENAI_API_KEY",),
         key_shapes=(
             KeyShape(label="OpenAI project key", prefix="sk-proj-"),
+            KeyShape(label="OpenAI service account key", prefix="sk-svcacct-"),
+            KeyShape(label="OpenAI admin key", prefix="sk-admin-"),
             KeyShape(label="OpenAI-style API key", prefix="sk-", alphabet="A-Za-z0-9"),
         ),
         default_model="gpt-4.1-mini",

@@ -138,6 +138,11 @@ class ScenarioFailed(Exception):
         self.result = result
 
 
+class RecordFailed(Exception):
+    """A recording that failed, as one scrubbed line: shown without a traceback, so no frame's
+    locals (the request headers, the key) are ever rendered."""
+
+
 class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Any, provider: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -177,23 +182,33 @@ class ScenarioItem(pytest.Item):
         except MissingKeyError as exc:
             pytest.skip(f"skipped: {exc}")
         report = RecordReport()
-        record_scenario(
-            self.scenario,
-            profile,
-            canonical=profile,
-            root=_context(self.config).root,
-            key=key,
-            mode=mode,  # type: ignore[arg-type]
-            transport=None,
-            today=date.today(),
-            report=report,
-        )
+        try:
+            record_scenario(
+                self.scenario,
+                profile,
+                canonical=profile,
+                root=_context(self.config).root,
+                key=key,
+                mode=mode,  # type: ignore[arg-type]
+                transport=None,
+                today=date.today(),
+                report=report,
+            )
+        except Exception as exc:  # rendered as one scrubbed line, never with its frames
+            from conformance.exceptions import one_line
+            from conformance.secrets import redact_line, scrub_exact
+
+            secrets = (key.reveal(),) if key is not None else ()
+            line = redact_line(scrub_exact(f"{type(exc).__name__}: {one_line(exc)}", secrets))
+            raise RecordFailed(f"recording {self.scenario.id}[{self.provider}] failed: {line}") from None
         for sid, change in report.drift.items():
             self.user_properties.append(("drift", f"{sid}: {change}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):
             return render_failure(excinfo.value.result)
+        if isinstance(excinfo.value, RecordFailed):
+            return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -8,7 +8,11 @@ declares its keys there and touches nothing here. Three strengths of matching:
   characters, because providers echo partial keys in 401 messages;
 - `find_key` (cassette lint): a full key of a declared shape, named by its label;
 - `scrub_exact` (recording): the key actually used, and every substring of it of at least
-  `MIN_SUBSTRING` characters, wherever it appears — headers included — whatever its shape.
+  `MIN_SUBSTRING` characters, in any letter case, wherever it appears — headers included — whatever
+  its shape; `unescape_ascii` first decodes `\\uXXXX` escapes, so an escaped echo is found too.
+
+A key read from the environment is a `Secret`: its `repr` and `str` are a fingerprint, so a
+traceback, a log record or an f-string never shows it; `reveal()` is called where it is sent.
 """
 
 from __future__ import annotations
@@ -67,6 +71,48 @@ def key_fingerprint(key: str) -> str:
     return "fp:" + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
+class Secret:
+    """A key that cannot print: `repr`, `str` and formatting show `Secret(fp:…)`; it cannot be
+    pickled (so it never reaches a worker or a file by accident). `reveal()` is the one way to
+    the value, at the point where it is sent."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The key itself (to be sent, never shown)."""
+        return self._value
+
+    @property
+    def fingerprint(self) -> str:
+        """`key_fingerprint` of the key."""
+        return key_fingerprint(self._value)
+
+    def __repr__(self) -> str:
+        return f"Secret({self.fingerprint})"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return format(repr(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+    def __reduce__(self) -> str | tuple[object, ...]:
+        raise TypeError("a Secret is not pickled")
+
+
+def reveal(key: str | Secret | None) -> str | None:
+    """The value of a key given either way (plain strings stay accepted where keys are passed in)."""
+    return key.reveal() if isinstance(key, Secret) else key
+
+
 def key_shapes() -> tuple[KeyShape, ...]:
     """Every declared key shape, longest prefix first (so `sk-ant-` is named before `sk-`)."""
     seen: dict[tuple[str, str], KeyShape] = {}
@@ -120,17 +166,58 @@ def is_secret_header_value(value: str) -> bool:
     return entropy(token) >= min(3.5, math.log2(len(token)) - 0.5)
 
 
+@cache
 def _windows(secret: str) -> re.Pattern[str] | None:
     if len(secret) < MIN_SUBSTRING:
         return None
-    pieces = sorted({secret[i : i + MIN_SUBSTRING] for i in range(len(secret) - MIN_SUBSTRING + 1)})
-    return re.compile("(?=(" + "|".join(re.escape(p) for p in pieces) + "))")
+    pieces = sorted({secret[i : i + MIN_SUBSTRING].lower() for i in range(len(secret) - MIN_SUBSTRING + 1)})
+    return re.compile("(?=(" + "|".join(re.escape(p) for p in pieces) + "))", re.IGNORECASE)
+
+
+_ASCII_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([2-7][0-9a-fA-F])")
+"""A `\\u00XX` escape of a printable ASCII character (after an even run of backslashes)."""
+
+
+def unescape_ascii(text: str) -> str:
+    """`text` with `\\uXXXX` escapes of printable ASCII letters, digits and `-_.+/=` decoded: a
+    JSON string means the same either way, and a key escaped character by character is found."""
+    if "\\u00" not in text:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match.group(2), 16))
+        return match.group(1) + char if char.isalnum() or char in "-_.+/=" else match.group(0)
+
+    return _ASCII_ESCAPE.sub(one, text)
+
+
+def contains_secret(text: str, secrets: tuple[str, ...]) -> bool:
+    """Whether `text` (or its `unescape_ascii` form) holds a secret or a `MIN_SUBSTRING`-long piece
+    of one, in any letter case: the check of bytes about to be written."""
+    decoded = unescape_ascii(text)
+    for secret in secrets:
+        if not secret:
+            continue
+        for form in {text, decoded}:
+            lowered = form.lower()
+            if secret.lower() in lowered:
+                return True
+            windows = _windows(secret)
+            if windows is not None and windows.search(form):
+                return True
+    return False
 
 
 def scrub_exact(text: str, secrets: tuple[str, ...]) -> str:
     """`text` with each secret, and each substring of one of at least `MIN_SUBSTRING` characters,
-    replaced by `<redacted>` (linear in `text`: every such substring contains a window of exactly
-    `MIN_SUBSTRING` characters, so covering every window occurrence covers the substrings)."""
+    in any letter case, replaced by `<redacted>` (linear in `text`: every such substring contains a
+    window of exactly `MIN_SUBSTRING` characters, so covering every window occurrence covers the
+    substrings). Where a secret shows only once `\\uXXXX` escapes are decoded, the decoded text is
+    scrubbed instead."""
+    if secrets and "\\u00" in text:
+        decoded = unescape_ascii(text)
+        if decoded != text and contains_secret(decoded, secrets):
+            text = decoded
     for secret in secrets:
         if not secret:
             continue
@@ -157,9 +244,14 @@ def keep_response_header(name: str) -> bool:
 def scrub_headers(
     headers: dict[str, list[str]], *, request: bool, secrets: tuple[str, ...] = ()
 ) -> dict[str, list[str]]:
-    """Only allow-listed headers, with keys (shaped or exact) replaced in every value kept."""
+    """Only allow-listed headers, with keys (shaped or exact) replaced in every value kept; a header
+    whose *name* holds a key (an allow-listed prefix followed by an echoed key) is dropped."""
     keep = (lambda k: k.lower() in REQUEST_HEADERS) if request else keep_response_header
-    return {k.lower(): [redact(scrub_exact(x, secrets)) for x in v] for k, v in headers.items() if keep(k)}
+    return {
+        k.lower(): [redact(scrub_exact(x, secrets)) for x in v]
+        for k, v in headers.items()
+        if keep(k) and redact(scrub_exact(k, secrets)) == k
+    }
 
 
 def scrub_url(url: str) -> str:
@@ -169,8 +261,25 @@ def scrub_url(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def fingerprint_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Header names lowercased; a key-carrying value becomes its fingerprint (a bearer key too)."""
+SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|session|credential|signature|sig$", re.IGNORECASE)
+"""Header and query parameter names whose value is taken for a credential wherever it is logged
+(`cookie`, `x-custom-key`, `ocp-apim-subscription-key`, `token`, `x-amz-security-token`, …)."""
+
+
+def _fingerprint_in(value: str, keys: tuple[str, ...]) -> str:
+    """`value` with each given key (any letter case) and each key-shaped string replaced by its
+    fingerprint; a value that is one high-entropy token becomes its fingerprint whole."""
+    for key in keys:
+        if key and key.lower() in value.lower():
+            value = re.sub(re.escape(key), key_fingerprint(key), value, flags=re.IGNORECASE)
+    value = _patterns(key_shapes())[0].sub(lambda m: key_fingerprint(m.group(0)), value)
+    return key_fingerprint(value) if is_secret_header_value(value) else value
+
+
+def fingerprint_headers(headers: dict[str, str], keys: tuple[str, ...] = ()) -> dict[str, str]:
+    """Header names lowercased; the value of a key-carrying header (by name: `authorization`,
+    `cookie`, `x-custom-key`, …) becomes its fingerprint (a bearer key: the key's), and in every
+    other value a given key, a key of a declared shape or a lone high-entropy token does."""
     out: dict[str, str] = {}
     for name, value in headers.items():
         lname = name.lower()
@@ -178,18 +287,27 @@ def fingerprint_headers(headers: dict[str, str]) -> dict[str, str]:
             scheme, _, rest = value.partition(" ")
             key = rest.strip() if rest and scheme.lower() == "bearer" else value
             out[lname] = key_fingerprint(key)
+        elif SECRET_NAME.search(lname):
+            out[lname] = key_fingerprint(value)
         else:
-            out[lname] = redact(value)
+            out[lname] = _fingerprint_in(value, keys)
     return out
 
 
-def fingerprint_query(query: str) -> str:
-    """A query string with key-carrying values replaced by their fingerprint."""
+def fingerprint_query(query: str, keys: tuple[str, ...] = ()) -> str:
+    """A query string with the values of key-carrying parameters (`key`, `token`, `api_key`, …)
+    replaced by their fingerprint, and given or key-shaped keys in any other value too."""
     out = []
     for pair in query.split("&"):
         name, eq, value = pair.partition("=")
-        secret = eq and unquote_plus(name).lower() in QUERY_KEYS
-        out.append(f"{name}={key_fingerprint(unquote_plus(value))}" if secret else pair)
+        plain = unquote_plus(value)
+        lname = unquote_plus(name).lower()
+        if eq and (lname in QUERY_KEYS or SECRET_NAME.search(lname)):
+            out.append(f"{name}={key_fingerprint(plain)}")
+        elif eq and _fingerprint_in(plain, keys) != plain:
+            out.append(f"{name}={_fingerprint_in(plain, keys)}")
+        else:
+            out.append(pair)
     return "&".join(out)
 
 
@@ -202,6 +320,8 @@ __all__ = [
     "RESPONSE_HEADERS",
     "RESPONSE_HEADER_PREFIXES",
     "SAFE_HEADER_VALUE",
+    "Secret",
+    "contains_secret",
     "entropy",
     "find_key",
     "fingerprint_headers",
@@ -212,7 +332,9 @@ __all__ = [
     "key_shapes",
     "redact",
     "redact_line",
+    "reveal",
     "scrub_exact",
     "scrub_headers",
     "scrub_url",
+    "unescape_ascii",
 ]

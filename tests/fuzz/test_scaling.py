@@ -4,7 +4,8 @@ the median time at 1× (a quadratic path gives about 64×, a cubic one 512×).
 
 Robust on a loaded shared machine: the two sizes are timed alternately (a pause hits both), the
 medians of several runs are compared, and the 1× time is never taken as less than `FLOOR_S`, so
-noise in a fast path cannot fail it. `python -m tests.fuzz.test_scaling` prints the medians and
+noise in a fast path cannot fail it; a path over the ratio is measured again once with more runs.
+`python -m tests.fuzz.test_scaling` prints the medians and
 ratios (the figures of docs/reliability.md).
 """
 
@@ -23,7 +24,7 @@ from conformance.codecs.ollama.prompt_tools import extract_calls
 from conformance.model import AssistantMessage, TextBlock
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.repair.surrogates import mend_surrogate_escapes
-from conformance.secrets import redact_line, scrub_exact
+from conformance.secrets import redact_line, scrub_exact, unescape_ascii
 from conformance.wire import NDJSONDecoder, SSEDecoder
 
 RATIO = 10.0
@@ -121,8 +122,9 @@ def _prompt_tool_fence(n: int) -> Callable[[], object]:
 
 def _redaction(n: int) -> Callable[[], object]:
     key = "Zq8vT3mK9pL2xR7wN4bH6cJ1yF5dG0sA"
-    text = ("sk-" * (n // 6)) + ("Bearer " + " " * 50) * (n // 114) + key[:11] * (n // 22)
-    return lambda: (redact_line(text), scrub_exact(text, (key,)))
+    text = ("sk-" * (n // 8)) + ("Bearer " + " " * 50) * (n // 228) + key[:11] * (n // 44) + "\\" * (n // 4)
+    escaped = "\\u005a" * (n // 12) + "\\u00" * (n // 8)
+    return lambda: (redact_line(text), scrub_exact(text, (key,)), scrub_exact(escaped, (key,)), unescape_ascii(escaped))
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,8 @@ def measure(path: Path_, runs: int = RUNS) -> tuple[float, float]:
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
 def test_eight_times_the_input_takes_at_most_ten_times_the_time(path: Path_) -> None:
     one, eight = measure(path)
+    if eight > RATIO * max(one, FLOOR_S):  # measured again once: a burst of load is not growth
+        one, eight = measure(path, runs=2 * RUNS + 1)
     assert eight <= RATIO * max(one, FLOOR_S), f"{path.name}: {one:.4f} s at 1×, {eight:.4f} s at 8×"
 
 

@@ -161,3 +161,32 @@ def test_fingerprints_name_a_key_without_revealing_it() -> None:
         "x-api-key": fp,
     }
     assert fingerprint_query(f"alt=sse&key={KEY}") == f"alt=sse&key={fp}"
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("body", "sk-svcacct-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ", "OpenAI service account key in the cassette"),
+        ("body", "sk-admin-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ", "OpenAI admin key in the cassette"),
+        (
+            "body",
+            "".join(f"\\u{ord(c):04x}" for c in "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7"),
+            "OpenAI project key in the cassette",
+        ),
+        ("set-cookie", "session=abc; Path=/", "a set-cookie header (a session)"),
+        ("cookie", "theme=dark", "a cookie header (a session)"),
+    ],
+)
+def test_lint_finds_service_account_and_admin_keys_escaped_keys_and_cookies(
+    tmp_path: Path, where: str, value: str, message: str
+) -> None:
+    root = make_project(tmp_path)
+    path = root / "cassettes/anthropic/text_hello.yaml"
+    cassette = load_cassette(path)
+    response = cassette.interactions[0].response
+    if where == "body":
+        response.body = json.dumps({"note": "@"}).replace("@", value).encode()
+    else:
+        response.headers[where] = [value]
+    save_cassette(cassette)
+    assert [f.message for f in lint([path], root) if f.rule == "secret"] == [message]

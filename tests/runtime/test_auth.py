@@ -3,12 +3,15 @@ rotates, cools down and refreshes without ever showing a key."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from conformance.capabilities import get_profile
 from conformance.codecs import WireRequest
 from conformance.exceptions import InputError, MissingKeyError
 from conformance.runtime.auth import AuthPool, apply_auth, fingerprint, resolve_key
+from conformance.secrets import Secret, key_fingerprint
 
 REQUEST = WireRequest("POST", "/chat/completions", {"model": "m"}, {"content-type": "application/json"})
 
@@ -36,7 +39,11 @@ def test_query_key_style() -> None:
 
 
 def test_keys_come_from_the_environment() -> None:
-    assert resolve_key(get_profile("gemini"), {"GOOGLE_API_KEY": "g-1"}) == "g-1"
+    key = resolve_key(get_profile("gemini"), {"GOOGLE_API_KEY": "g-1"})
+    assert key == Secret("g-1") and key is not None and key.reveal() == "g-1"
+    assert "g-1" not in repr(key) + str(key) + f"{key}" + f"{key!r:>40}" and key_fingerprint("g-1") in repr(key)
+    with pytest.raises(TypeError, match="not pickled"):
+        pickle.dumps(key)
     assert resolve_key(get_profile("ollama"), {}) is None
     with pytest.raises(MissingKeyError, match="set GEMINI_API_KEY or GOOGLE_API_KEY"):
         resolve_key(get_profile("gemini"), {"GEMINI_API_KEY": "  "})
@@ -80,7 +87,7 @@ def test_apply_auth_leaves_the_request_alone() -> None:
 
 def test_resolve_key_prefers_the_first_variable_and_names_them_all() -> None:
     env = {"GEMINI_API_KEY": "g-first", "GOOGLE_API_KEY": "g-second"}
-    assert resolve_key(get_profile("gemini"), env) == "g-first"
+    assert resolve_key(get_profile("gemini"), env) == Secret("g-first")
     with pytest.raises(MissingKeyError) as info:
         resolve_key(get_profile("openai"), {"OPENAI_API_KEY": ""})
     assert "OPENAI_API_KEY" in str(info.value)

@@ -26,6 +26,16 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _environment_keys() -> tuple[str, ...]:
+    """Every provider key set in the environment: fingerprinted wherever it shows in the request log."""
+    import os
+
+    from conformance.capabilities import get_profile, provider_names
+
+    names = {name for provider in provider_names() for name in get_profile(provider).key_env}
+    return tuple(sorted({os.environ[n].strip() for n in names if os.environ.get(n, "").strip()}))
+
+
 def run(args: argparse.Namespace) -> int:
     from conformance.emulator import Fault, Settings, base_urls, serve
     from conformance.exceptions import InputError
@@ -38,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         delay_s=args.delay,
         faults=[Fault.parse(f) for f in args.fault],
         request_log=Path(args.request_log) if args.request_log else None,
+        keys=_environment_keys(),
     )
     server = serve(directory, host=args.host, port=args.port, settings=settings)
     port = server.server_address[1]

@@ -102,15 +102,20 @@ class Settings:
     delay_s: float = 0.0
     faults: list[Fault] = field(default_factory=list)
     request_log: Path | None = None
+    keys: tuple[str, ...] = ()
+    """Keys to find in any header or query value of the request log (fingerprinted there)."""
 
 
 class RequestLog:
     """One JSON object per request received, one per line, flushed per line: `seq`, `t` (seconds
     since the server started, monotonic), `method`, `path`, `query`, `provider`, `cassette`,
     `interaction` (index of the interaction served, null when none matched), `headers`, `body`
-    (parsed JSON or text) and `status`. A key in a header or the query becomes its fingerprint."""
+    (parsed JSON or text) and `status`. A key in a header or the query becomes its fingerprint:
+    the value of any key-carrying header or parameter (by name: `authorization`, `cookie`,
+    `x-custom-key`, `token`, …), and a given key (`keys`) or a key of a declared shape anywhere else."""
 
-    def __init__(self, path: Path, started: float) -> None:
+    def __init__(self, path: Path, started: float, keys: tuple[str, ...] = ()) -> None:
+        self._keys = keys
         try:
             self._handle: IO[str] = path.open("a", encoding="utf-8")
         except OSError as exc:
@@ -125,11 +130,11 @@ class RequestLog:
             "t": round(time.monotonic() - self._started, 6),
             "method": request.method,
             "path": request.path,
-            "query": fingerprint_query(request.query_string),
+            "query": fingerprint_query(request.query_string, self._keys),
             "provider": provider,
             "cassette": None if found is None else found.cassette.as_posix(),
             "interaction": None if found is None else found.index,
-            "headers": fingerprint_headers(dict(request.headers)),
+            "headers": fingerprint_headers(dict(request.headers), self._keys),
             "body": parsed.decode("utf-8", "replace") if isinstance(parsed, bytes) else parsed,
             "status": status,
         }
@@ -224,7 +229,7 @@ class EmulatorServer:
         self.catalog = catalog
         self.loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
-        self.log = RequestLog(settings.request_log, time.monotonic()) if settings.request_log else None
+        self.log = RequestLog(settings.request_log, time.monotonic(), settings.keys) if settings.request_log else None
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", Emulator(catalog, settings, self.log).handle)
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False)

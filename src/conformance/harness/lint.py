@@ -1,9 +1,10 @@
 """Cassette hygiene: secrets, interactions no scenario plays, cassettes no scenario uses, and
 malformed files — each finding with the file and the line.
 
-Secret-like values (see `conformance.secrets`): the key shapes the provider profiles declare, bearer
-tokens, and header values that are one high-entropy token. Bodies are checked for key shapes only,
-so base64 image data or signatures are not flagged.
+Secret-like values (see `conformance.secrets`): the key shapes the provider profiles declare (also
+where a body spells them with `\\uXXXX` escapes), bearer tokens, header values that are one
+high-entropy token, and cookies (`set-cookie`, `cookie`: a session is a credential). Bodies are
+checked for key shapes only, so base64 image data or signatures are not flagged.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_scenarios
-from conformance.secrets import find_key, is_secret_header_value
+from conformance.secrets import find_key, is_secret_header_value, unescape_ascii
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,18 @@ class Finding:
         return f"{self.path}:{self.line}: {self.rule}: {self.message}"
 
 
-def _header_values(data: object) -> list[str]:
-    out: list[str] = []
+COOKIE_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie"})
+"""Headers that carry a session: never kept in a cassette (recording drops them)."""
+
+
+def _headers(data: object) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     if isinstance(data, dict):
         for item in data.get("interactions", []) or []:
             for side in ("request", "response"):
                 headers = (item.get(side) or {}).get("headers") or {}
-                for values in headers.values():
-                    out += [str(v) for v in (values if isinstance(values, list) else [values])]
+                for name, values in headers.items():
+                    out += [(str(name), str(v)) for v in (values if isinstance(values, list) else [values])]
     return out
 
 
@@ -53,7 +58,7 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
 
     findings: list[Finding] = []
     for i, line in enumerate(lines, 1):
-        if (label := find_key(line)) is not None:
+        if (label := find_key(line)) is not None or (label := find_key(unescape_ascii(line))) is not None:
             findings.append(Finding(path, i, "secret", f"{label} in the cassette"))
     try:
         cassette = load_cassette(path)
@@ -62,8 +67,10 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
         at = int(where.rsplit(":", 1)[1]) if re.search(r":\d+$", where) else 1
         findings.append(Finding(path, at, "malformed", str(exc)))
         return findings
-    for value in _header_values(parse_yaml(text)):  # the parser load_cassette used, so it parses
-        if is_secret_header_value(value):
+    for name, value in _headers(parse_yaml(text)):  # the parser load_cassette used, so it parses
+        if name.lower() in COOKIE_HEADERS:
+            findings.append(Finding(path, line_of(f"{name}:"), "secret", f"a {name.lower()} header (a session)"))
+        elif is_secret_header_value(value):
             findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
     if referenced is not None:
         plays = referenced.get(path.resolve())

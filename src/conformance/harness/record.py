@@ -29,28 +29,31 @@ from typing import Any, Literal
 
 import httpx
 import orjson
+import yaml
 
 from conformance import __version__
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.compare import diff, render_diff
 from conformance.exceptions import InputError, MissingKeyError
-from conformance.fileio import atomic_write, dump_yaml, parse_yaml
+from conformance.fileio import LOADERS, atomic_write, dump_yaml, parse_yaml
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import (
     Cassette,
     Interaction,
     RecordedRequest,
     RecordedResponse,
+    dump_cassette,
     is_loopback,
     load_cassette,
-    save_cassette,
+    parse_cassette,
 )
 from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
+from conformance.runtime import logsafe
 from conformance.runtime.auth import apply_auth, resolve_key
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 from conformance.scenarios.loader import deep_merge, minimal_override, override_providers
-from conformance.secrets import redact_line
+from conformance.secrets import Secret, contains_secret, find_key, redact_line, unescape_ascii
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
@@ -112,7 +115,7 @@ def record_scenario(
     *,
     canonical: ProviderProfile,
     root: Path,
-    key: str | None,
+    key: Secret | None,
     mode: RecordMode,
     transport: httpx.BaseTransport | None,
     today: date,
@@ -127,8 +130,9 @@ def record_scenario(
     if not _should_record(mode, path, body, recorded_url):
         report.kept.append(scenario.id)
         return
+    logsafe.install()  # loggers created since the last recording are covered too
     url, headers = apply_auth(wire, profile, key)
-    secrets = (key,) if key else ()
+    secrets = (key.reveal(),) if key is not None else ()
     try:
         with (
             httpx.Client(transport=transport, timeout=httpx.Timeout(600.0), verify=_tls()) as client,
@@ -177,8 +181,23 @@ def record_scenario(
         changes = diff(before, after)
         if changes:
             report.drift[scenario.id] = render_diff(changes)
-    save_cassette(new)
+    _save_checked(new, secrets)
     report.recorded.append(scenario.id)
+
+
+def _save_checked(cassette: Cassette, secrets: tuple[str, ...]) -> None:
+    """Write the cassette only when the bytes about to be written hold no key: not the key used
+    (in any case, escaped or not, or a long piece of it) and no key of a declared shape; and only
+    when libyaml's and the pure-Python loader both read it."""
+    where = str(cassette.path)
+    text = dump_cassette(cassette)
+    if contains_secret(text, secrets) or find_key(unescape_ascii(text)) is not None:
+        raise InputError("the recorded response still holds a key after scrubbing; nothing written", where=where)
+    readings = [yaml.load(text, Loader=loader) for loader in LOADERS]
+    if any(reading != readings[0] for reading in readings):
+        raise InputError("libyaml and the pure-Python loader would read the cassette otherwise", where=where)
+    parse_cassette(readings[0], cassette.path)
+    atomic_write(cassette.path, text)
 
 
 def accept(scenario: Scenario, provider: str, cassette: Path) -> None:

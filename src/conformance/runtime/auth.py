@@ -1,7 +1,8 @@
 """API keys: where each provider expects them, where they come from, and several per provider.
 
 `apply_auth` puts a key where the profile's `auth_style` says and nowhere else (a header, or the
-`key` query parameter). `resolve_key` reads it from the provider's environment variables.
+`key` query parameter). `resolve_key` reads it from the provider's environment variables as a
+`secrets.Secret` (a value whose `repr` is its fingerprint) and registers it with the log filter.
 `AuthPool` holds several keys (auth profiles): a 429 puts the current one on cooldown and the turn
 moves to the next; a 401 marks it for refresh. Keys never appear in a repr, a trace or an error:
 profiles are shown by index and a short fingerprint.
@@ -17,7 +18,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs import WireRequest
 from conformance.exceptions import InputError, MissingKeyError
 from conformance.runtime import logsafe
-from conformance.secrets import key_fingerprint
+from conformance.secrets import Secret, key_fingerprint, reveal
 
 logsafe.install()
 
@@ -29,8 +30,11 @@ _HEADERS: dict[str, tuple[str, str]] = {
 }
 
 
-def apply_auth(request: WireRequest, profile: ProviderProfile, key: str | None) -> tuple[str, dict[str, str]]:
+def apply_auth(
+    request: WireRequest, profile: ProviderProfile, secret: str | Secret | None
+) -> tuple[str, dict[str, str]]:
     """The request URL and headers with the key in place."""
+    key = reveal(secret)
     url = request.url(profile)
     headers = dict(request.headers)
     if profile.auth_style == "none" or key is None:
@@ -42,14 +46,17 @@ def apply_auth(request: WireRequest, profile: ProviderProfile, key: str | None) 
     return url, headers
 
 
-def resolve_key(profile: ProviderProfile, env: Mapping[str, str]) -> str | None:
-    """The first non-empty key among the profile's variables; None for keyless providers."""
+def resolve_key(profile: ProviderProfile, env: Mapping[str, str]) -> Secret | None:
+    """The first non-empty key among the profile's variables, as a `Secret` (registered with the
+    log filter, so an echo of it is scrubbed from every HTTP log line); None for keyless providers."""
     if profile.auth_style == "none":
         return None
     for name in profile.key_env:
         value = env.get(name, "").strip()
         if value:
-            return value
+            secret = Secret(value)
+            logsafe.register(secret)
+            return secret
     raise MissingKeyError(profile.name, profile.key_env)
 
 
