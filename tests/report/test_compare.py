@@ -74,7 +74,9 @@ def test_merge_is_the_union_of_providers_and_features() -> None:
 
 def test_disagreements() -> None:
     cmp = both()
-    assert [s.key for s in cmp.disagreements()] == ["openai/stream_text", "anthropic/thinking_signature"]
+    assert [s.key for s in cmp.disagreements()] == ["openai/stream_text"]
+    # pass against skipped: only one runtime answered, so it is listed apart, never a disagreement
+    assert [s.key for s in cmp.apart()] == ["anthropic/thinking_signature"]
     assert not cmp.spots[("gemini", "thinking_signature")].disagree  # both error: they agree
     assert not cmp.spots[("ollama", "stream_text")].disagree  # one did not run it: nothing to disagree about
     assert merge([A, B], [reference(), reference()]).disagreements() == []
@@ -128,7 +130,7 @@ def test_terminal_table() -> None:
     hostile.cells[0].results[0].verdict = "fail"
     hostile.cells[0].verdict = "fail"
     console = Console(record=True, width=200, color_system=None)
-    console.print(CompareTable(merge([A, B], [reference(), hostile])))
+    console.print(CompareTable(merge([A, B], [reference(), hostile]), width=200))
     out = console.export_text()
     rows = {
         line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
@@ -136,15 +138,15 @@ def test_terminal_table() -> None:
         if line.count("│") > 3
     }
     assert rows["≠ stream_text"] == ["✓2/2 ✗1/2", "✓2/2 ✓2/2", "✓2/2 ✓2/2", "✓2/2 ×"]
-    assert rows["≠ thinking_signature"] == ["– –", "✓1/1 ○", "!0/1 !0/1", ""]
+    assert rows["thinking_signature"] == ["– –", "✓1/1 ○", "!0/1 !0/1", ""]
     assert rows["retry_backoff"] == ["× ✓1/1", "", "", ""]
     assert "marks per cell, left to right: 1. reference, 2. mypkg.adapter:make" in out
     assert "reference (runs/a/matrix.json): cells 11 pass, 1 unsupported, 1 missing, 1 error, 1 not run" in out
-    assert "≠ 3 of 15 cells disagree" in out
+    assert "≠ 2 of 15 cells disagree" in out
+    assert "≠ stream_text[openai]  first difference: stream_multibyte: message.content[0].text" in out
     assert "    mypkg.adapter:make: ✗ fail — stream_multibyte: 2 differences from the expected normalized form" in out
-    assert (
-        "    mypkg.adapter:make: ○ skipped — thinking_sig: runtime mypkg.adapter:make does not implement `turn`" in out
-    )
+    assert "1 cells answered by some runtimes only" in out
+    assert "○ skipped — thinking_sig" not in out  # not a disagreement
     assert "    mypkg.adapter:make: ✗ fail — text_basic: [bold red]markup[/] stays text" in out
 
 
@@ -155,8 +157,8 @@ def test_page_structure_and_counts() -> None:
     tally = [dict(re.findall(r'data-count="([\w-]+)">(\d+)<', card)) for card in cards]
     assert tally[0] == {"pass": "11", "fail": "0", "unsupported": "1", "missing": "1", "error": "1", "not-run": "1"}
     assert tally[1] == {"pass": "9", "fail": "1", "unsupported": "1", "error": "1", "skipped": "1", "not-run": "2"}
-    assert '<b id="disagree-count">2</b> of <span id="spot-count">15</span> cells disagree' in html
-    assert re.findall(r'<tr data-feature="([^"]+)" data-disagree', html) == ["stream_text", "thinking_signature"]
+    assert '<b id="disagree-count">1</b> of <span id="spot-count">15</span> cells disagree' in html
+    assert re.findall(r'<tr data-feature="([^"]+)" data-disagree', html) == ["stream_text"]
     assert html.count('<button type="button" class="cell') == 30  # 15 cells × 2 runtimes
     assert html.count('<button type="button" class="cell v-none"') == 3
     assert (
@@ -257,7 +259,7 @@ def test_terminal_shows_names_as_text_not_markup() -> None:
     out = console.export_text()
     assert "conformance comparison — reference | [/]odd[bold red]name" in out
     assert "[/]prov" in out
-    assert "    [/]odd[bold red]name: ○ skipped — thinking_sig: runtime [/]odd[bold red]name does not implement" in out
+    assert "    [/]odd[bold red]name: ✗ fail — stream_multibyte" in out
 
 
 def test_mark_titles_carry_the_reason() -> None:
@@ -268,3 +270,31 @@ def test_mark_titles_carry_the_reason() -> None:
     )
     assert 'title="reference: pass 2/2"' in html
     assert 'title="mypkg.adapter:make: not run"' in html
+
+
+def test_the_terminal_view_fits_100_columns_for_every_provider() -> None:
+    from conformance.capabilities import matrix_providers
+
+    many = matrix_providers()
+    wide = [m.model_copy(update={"providers": many}) for m in (reference(), other(canaries=False))]
+    console = Console(record=True, width=100, color_system=None)
+    console.print(CompareTable(merge([A, B], wide)))
+    out = console.export_text()
+    assert max(len(line) for line in out.splitlines() if "│" in line or "━" in line) <= 100
+    assert "(1/" in out  # split into several tables
+
+
+def test_fail_on_disagreement_ignores_runtimes_that_did_not_answer(tmp_path: Path) -> None:
+    from conformance.cli import main
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    reference().save(a)
+    skipped = reference()
+    for c in skipped.cells:
+        if c.verdict == "pass":
+            for r in c.results:
+                r.verdict = "skipped"
+            c.verdict = "skipped"
+    skipped.save(b)
+    out = tmp_path / "cmp"
+    assert main(["report", "--compare", str(a), str(b), "--out", str(out), "--fail-on-disagreement"]) == 0

@@ -79,21 +79,21 @@ def test_compare_in_chromium(session: Session) -> None:
     assert pg.text_content('.card[data-runtime="1"] [data-count="fail"]') == "1"
     assert pg.text_content('.card[data-runtime="1"] [data-count="skipped"]') == "1"
     assert pg.text_content('.card[data-runtime="1"] [data-count="not-run"]') == "2"
-    assert pg.text_content("#disagree-count") == "2"
+    assert pg.text_content("#disagree-count") == "1"  # pass against skipped is not a disagreement
     # one mark per runtime in every cell, with counts
     marks = pg.eval_on_selector_all(
         '#matrix tr[data-feature="stream_text"] td[data-provider="openai"] button.cell',
         "bs => bs.map(b => b.innerText.replace(/\\s+/g, ' ').trim())",
     )
     assert marks == ["✓ 2/2", "✗ 1/2"]
-    assert pg.locator("#matrix td.disagree").count() == 4  # two cells × two runtimes
+    assert pg.locator("#matrix td.disagree").count() == 2  # one cell × two runtimes
 
     # disagreements only
     pg.check("#filter-disagree")
-    assert session.visible_rows() == ["stream_text", "thinking_signature"]
-    assert session.bright_spots() == ["openai/stream_text", "anthropic/thinking_signature"]
+    assert session.visible_rows() == ["stream_text"]
+    assert session.bright_spots() == ["openai/stream_text"]
     pg.select_option("#filter-provider", "anthropic")
-    assert session.visible_rows() == ["thinking_signature"]
+    assert session.visible_rows() == []
     pg.select_option("#filter-provider", "ollama")
     assert session.visible_rows() == []
     assert pg.is_visible("#no-match")

@@ -5,10 +5,11 @@ same runtime are told apart by the shortest tail of their paths that differs. Th
 union of every side's providers and features: a side without a cell for a (provider, feature)
 shows "not run" there.
 
-A (provider, feature) *spot* is a disagreement when the runtimes that have its cell give it
-different verdicts, or give one of its scenarios different verdicts (so `fail 1/2` against
-`fail 0/2` disagrees too). A side that did not run the spot takes no part: there is nothing to
-disagree about.
+A (provider, feature) *spot* is a disagreement when the runtimes that answered it (pass, fail or
+error) give it different verdicts, or give one of its scenarios different verdicts (so `fail 1/2`
+against `fail 0/2` disagrees too). A side that did not answer — it did not run the spot, or its
+verdict is skipped, not offered, unsupported or missing — takes no part: there is nothing to
+disagree about. Spots one runtime answered and another did not are listed apart (`apart`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from conformance.exceptions import InputError
 from conformance.fileio import read_regular
 from conformance.report.matrix import VERDICTS, Cell, FeatureRow, Matrix, ScenarioResult, Verdict
 from conformance.scenarios.catalog import GROUPS
+
+ANSWERED: frozenset[str] = frozenset({"pass", "fail", "error"})
+"""Verdicts that judged the runtime: only these can disagree."""
 
 NOT_RUN = "not run"
 """What a side shows for a spot its matrix has no cell for."""
@@ -71,9 +75,32 @@ class Spot:
 
     @property
     def disagree(self) -> bool:
-        if len({v for v in self.verdicts if v is not None}) > 1:
+        """Runtimes that answered this spot answered it differently (cell or scenario verdicts)."""
+        if len({v for v in self.verdicts if v in ANSWERED}) > 1:
             return True
-        return any(len({v for v in self.scenario_verdicts(k) if v is not None}) > 1 for k in self.scenarios())
+        return any(len({v for v in self.scenario_verdicts(k) if v in ANSWERED}) > 1 for k in self.scenarios())
+
+    @property
+    def apart(self) -> bool:
+        """One runtime answered this spot and another ran it without answering (skipped, not offered, …)."""
+        verdicts = [v for v in self.verdicts if v is not None]
+        return any(v in ANSWERED for v in verdicts) and any(v not in ANSWERED for v in verdicts)
+
+    def first_difference(self) -> tuple[str, str] | None:
+        """(scenario id, first differing contract path) of the first scenario the answering runtimes
+        disagree on, for people reading the terminal; None when they agree."""
+        for key in self.scenarios():
+            found = [r for c in self.cells if (r := _find(c, key)) is not None and r.verdict in ANSWERED]
+            if len({r.verdict for r in found}) < 2:
+                continue
+            failing = next((r for r in found if r.verdict != "pass"), None)
+            if failing is None:
+                continue
+            path = (
+                failing.diff[0].path if failing.diff else failing.reason.splitlines()[0][:80] if failing.reason else ""
+            )
+            return key[0], path
+        return None
 
 
 def explaining(cell: Cell) -> ScenarioResult | None:
@@ -109,6 +136,10 @@ class Comparison:
 
     def disagreements(self) -> list[Spot]:
         return [s for s in self.ordered() if s.disagree]
+
+    def apart(self) -> list[Spot]:
+        """Spots answered by some runtimes and not by others: listed, never counted as disagreements."""
+        return [s for s in self.ordered() if s.apart and not s.disagree]
 
     def counts(self, side: int) -> dict[str, int]:
         """Cells of one side per verdict, plus `not run`: spots of the grid it has no cell for."""

@@ -37,32 +37,67 @@ def spot_text(spot: Spot | None) -> Text:
     return text
 
 
+WIDTH = 100
+"""The widest the comparison prints; a grid wider than this is split into several tables of providers."""
+
+
+def _column_width(cmp: Comparison, provider: str) -> int:
+    marks = max((len(spot_text(cmp.spot(provider, row.id)).plain) for row in cmp.features), default=1)
+    return max(len(provider), marks) + 3  # cell padding and the border
+
+
+def provider_chunks(cmp: Comparison, width: int = WIDTH) -> list[list[str]]:
+    """The providers in groups whose tables fit `width` columns (at least one provider a table)."""
+    first = max((len(row.id) for row in cmp.features), default=7) + 6
+    chunks: list[list[str]] = [[]]
+    used = first
+    for provider in cmp.providers:
+        need = _column_width(cmp, provider)
+        if chunks[-1] and used + need > width:
+            chunks.append([])
+            used = first
+        chunks[-1].append(provider)
+        used += need
+    return chunks
+
+
 class CompareTable:
     """The comparison as a renderable: the table, the runtimes' counts, and the disagreements."""
 
-    def __init__(self, comparison: Comparison, *, details: bool = True) -> None:
+    def __init__(self, comparison: Comparison, *, details: bool = True, width: int = WIDTH) -> None:
         self.comparison = comparison
         self.details = details
+        self.width = width
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def _table(self, providers: list[str], title: str) -> Table:
         cmp = self.comparison
-        labels = [s.label for s in cmp.sides]
         # names come from the matrices: Text, never markup
-        table = Table(title=Text("conformance comparison — " + " | ".join(labels)), header_style="bold")
+        table = Table(title=Text(title), header_style="bold")
         table.add_column("feature", no_wrap=True)
-        for provider in cmp.providers:
+        for provider in providers:
             table.add_column(Text(provider), justify="center", no_wrap=True)
         group = None
         for row in grouped_rows(cmp.features):
+            spots = [cmp.spot(p, row.id) for p in providers]
+            if all(s is None for s in spots):
+                continue
             if row.group != group:
                 group = row.group
-                table.add_row(Text(group, style="bold cyan"), *["" for _ in cmp.providers])
-            spots = [cmp.spot(p, row.id) for p in cmp.providers]
+                table.add_row(Text(group, style="bold cyan"), *["" for _ in providers])
             differs = any(s is not None and s.disagree for s in spots)
             name = Text("≠ ", style="bold yellow") if differs else Text("  ")
             name.append(row.id)
             table.add_row(name, *[spot_text(s) for s in spots])
-        yield table
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        cmp = self.comparison
+        labels = [s.label for s in cmp.sides]
+        title = "conformance comparison — " + " | ".join(labels)
+        chunks = provider_chunks(cmp, min(self.width, options.max_width))
+        for i, providers in enumerate(chunks):
+            part = f" ({i + 1}/{len(chunks)})" if len(chunks) > 1 else ""
+            yield self._table(providers, title + part)
         yield Text(
             "marks per cell, left to right: " + ", ".join(f"{i + 1}. {label}" for i, label in enumerate(labels)),
             style="dim",
@@ -76,15 +111,25 @@ class CompareTable:
             line = Text(f"{side.label}", style="bold")
             line.append(f" ({side.path}): cells " + ", ".join(parts or ["none"]), style="")
             yield line
-        differ = cmp.disagreements()
+        differ, apart = cmp.disagreements(), cmp.apart()
+        if apart:
+            yield Text(
+                f"{len(apart)} cells answered by some runtimes only (the others skipped them, do not offer them, "
+                "or have no evidence): listed in the HTML page, not disagreements",
+                style="dim",
+            )
         if not differ:
-            yield Text(f"the runtimes agree on every cell ({len(cmp.spots)} compared)", style="green")
+            yield Text(f"the runtimes agree on every cell they all answered ({len(cmp.spots)} compared)", style="green")
             return
         yield Text(f"≠ {len(differ)} of {len(cmp.spots)} cells disagree", style="bold yellow")
         if not self.details:
             return
         for spot in differ:
-            yield Text(f"≠ {spot.feature}[{spot.provider}]", style="bold")
+            head = Text(f"≠ {spot.feature}[{spot.provider}]", style="bold")
+            first = spot.first_difference()
+            if first is not None:
+                head.append(f"  first difference: {first[0]}: {first[1]}", style="")
+            yield head
             for side, cell in zip(cmp.sides, spot.cells, strict=True):
                 line = Text(f"    {side.label}: ")
                 if cell is None:
