@@ -69,6 +69,15 @@ function call(conversation) {
     ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o.top_p !== undefined ? { topP: o.top_p } : {}),
     ...(o.stop ? { stopSequences: Array.isArray(o.stop) ? o.stop : [o.stop] } : {}),
+    // the provider packages' own thinking options (@ai-sdk/openai's chat model has no budget)
+    ...(o.thinking_budget
+      ? {
+          providerOptions: {
+            anthropic: { thinking: { type: "enabled", budgetTokens: o.thinking_budget } },
+            google: { thinkingConfig: { thinkingBudget: o.thinking_budget, includeThoughts: true } },
+          },
+        }
+      : {}),
     maxRetries: 0,
   };
 }

@@ -20,12 +20,12 @@ const PROVIDERS = {
 
 const STOP = { stop: "stop", length: "length", toolUse: "tool_use", error: "error", aborted: "aborted" };
 
-function model(provider, id, baseUrl) {
+function model(provider, id, baseUrl, reasoning = false) {
   const p = PROVIDERS[provider];
   if (!p) throw new Error(`pi-ai adapter: provider ${provider} is not one it drives`);
   return {
     id: id ?? "model", name: id ?? "model", api: p.api, provider: p.provider, baseUrl: baseUrl ?? p.baseUrl,
-    reasoning: false, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    reasoning, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow: 1_000_000, maxTokens: 32_000,
   };
 }
@@ -68,7 +68,15 @@ function context(conversation, m) {
 
 function options(conversation, extra = {}) {
   const o = conversation.options ?? {};
-  return { ...(o.max_tokens ? { maxTokens: o.max_tokens } : {}), ...(o.temperature !== undefined ? { temperature: o.temperature } : {}), apiKey: "test-key", maxRetries: 0, ...extra };
+  return {
+    ...(o.max_tokens ? { maxTokens: o.max_tokens } : {}),
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    // AnthropicOptions' extended thinking (pi-ai has no budget option for the other apis)
+    ...(o.thinking_budget ? { thinkingEnabled: true, thinkingBudgetTokens: o.thinking_budget } : {}),
+    apiKey: "test-key",
+    maxRetries: 0,
+    ...extra,
+  };
 }
 
 function block(b) {
@@ -109,7 +117,7 @@ const declaration = {
 
 await serve(declaration, {
   async encode({ conversation, provider }) {
-    const m = model(provider, conversation.model);
+    const m = model(provider, conversation.model, undefined, !!conversation.options?.thinking_budget);
     const seen = [];
     await withFetch(capturingFetch(seen), () => complete(m, context(conversation, m), options(conversation)));
     return capturedBody(seen);
@@ -120,7 +128,7 @@ await serve(declaration, {
     return outcome(msg, provider);
   },
   async turn({ provider, conversation, base_url, keys, settings }) {
-    const m = model(provider, conversation.model, base_url);
+    const m = model(provider, conversation.model, base_url, !!conversation.options?.thinking_budget);
     const attempts = settings?.policy?.max_attempts;
     const msg = await complete(m, context(conversation, m), options(conversation, { apiKey: keys?.[0] ?? "test-key", maxRetries: attempts ? attempts - 1 : undefined }));
     return outcome(msg, provider);

@@ -5,10 +5,13 @@ stream with the library's own parser."""
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -78,3 +81,23 @@ def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
 def test_unknown_method_is_an_error_answer(adapter: str) -> None:
     (answer,) = _exchange(adapter, [{"method": "transcripts", "params": {}}])
     assert "unknown method" in answer["error"]["message"]
+
+
+def _counts_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("typescript_counts", ROOT / "scripts" / "typescript_counts.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("typescript_counts", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("label", ["pi-ai", "pi-ai (decode only)", "ai-sdk", "ai-sdk (decode only)"])
+def test_the_documented_counts_are_reproduced(label: str) -> None:
+    counts = _counts_script()
+    for fresh in counts.render(counts.count(label)).splitlines()[2:]:
+        provider = fresh.split(" | ")[1]
+        assert fresh == counts.documented_row(label, provider), (
+            f"docs/runtimes.md's TypeScript counts for {label} drifted; `python scripts/typescript_counts.py "
+            "--write` rewrites the table — then read the changed cells and update their classification"
+        )
