@@ -88,7 +88,7 @@ def _openai_stream(n: int) -> Callable[[], object]:
 
 
 def _surrogate_escapes(n: int) -> Callable[[], object]:
-    line = '{"role": "user", "content": "' + "\\" * n + 'x"}'
+    line = '{"role": "user", "content": "' + "\\" * n + 'x \\u0041"}'  # an escape: the scan runs
     return lambda: mend_surrogate_escapes(line)
 
 
@@ -146,7 +146,7 @@ PATHS = [
     Path_("sse framer: one long event in 64-byte chunks", _sse_framer, 32 * 1024),
     Path_("openai: one long event in 64-byte chunks", _openai_stream, 32 * 1024),
     Path_("ollama prompt tools: an open fence and long blanks", _prompt_tool_fence, 4 * 1024),
-    Path_("secrets: key-like prefixes, bearer blanks, key pieces", _redaction, 32 * 1024),
+    Path_("secrets: key-like prefixes, bearer blanks, key pieces, escapes", _redaction, 32 * 1024),
 ]
 
 
