@@ -15,17 +15,16 @@ end of the session, in the same order whatever the worker count or the test orde
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conformance.compare import ScenarioResult
-from conformance.exceptions import ConformanceError
+if TYPE_CHECKING:  # the idle plugin imports nothing of the harness: pytest starts as fast without it
+    from conformance.compare import ScenarioResult
 
-_RESULTS = pytest.StashKey[list[ScenarioResult]]()
+_RESULTS = pytest.StashKey["list[ScenarioResult]"]()
 _CONTEXT = pytest.StashKey[Any]()
 _ROOT = pytest.StashKey["Path | None"]()
 
@@ -57,6 +56,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--conformance-html", default=None, metavar="DIR", help="write matrix.json and index.html here")
     group.addoption(
+        "--conformance-base-url",
+        default=None,
+        metavar="URL",
+        help="with a record mode: send the requests here instead of the provider (e.g. the emulator)",
+    )
+    group.addoption(
+        "--conformance-accept",
+        action="store_true",
+        default=False,
+        help="with a record mode: make the recorded outcomes the expected forms (per-provider overrides)",
+    )
+    group.addoption(
         "--conformance-record-mode",
         default="none",
         choices=RECORD_MODES,
@@ -66,10 +77,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_ROOT] = _root(config)
     config.stash[_RESULTS] = []
-    if config.stash[_ROOT] is not None:
-        config.addinivalue_line("markers", MARKER)
+    _check_space_form(config)
+    config.stash[_ROOT] = _root(config)
+    if config.stash[_ROOT] is None:
+        return
+    config.addinivalue_line("markers", MARKER)
+    # Bad input is one usage error now, not one failure per item later.
+    from conformance.capabilities import get_profile
+    from conformance.exceptions import ConformanceError
+
+    try:
+        for name in config.getoption("--conformance-provider") or ():
+            get_profile(name)
+    except ConformanceError as exc:
+        raise pytest.UsageError(f"--conformance-provider: {exc}") from None
+    _context(config)
+
+
+def _check_space_form(config: pytest.Config) -> None:
+    """`--conformance-root DIR` with a space: pytest reads its own configuration before this plugin
+    is loaded and then takes DIR for a test path. That is harmless unless DIR holds a pytest
+    configuration file of its own, which pytest then reads instead of the project's."""
+    args = list(config.invocation_params.args)
+    given = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--conformance-root"]
+    if not given or config.inipath is None:
+        return
+    root = (config.invocation_params.dir / given[-1]).resolve()
+    if config.inipath.parent == root and not config.invocation_params.dir.resolve().is_relative_to(root):
+        raise pytest.UsageError(
+            f"--conformance-root {given[-1]}: pytest read its configuration from {config.inipath}, taking "
+            f"{given[-1]} for a test path; write --conformance-root={given[-1]} (or set conformance_root in the ini)"
+        )
 
 
 def _root(config: pytest.Config) -> Path | None:
@@ -90,6 +129,7 @@ def _root(config: pytest.Config) -> Path | None:
 
 def _context(config: pytest.Config) -> Any:
     if _CONTEXT not in config.stash:
+        from conformance.exceptions import ConformanceError
         from conformance.harness import HarnessContext
         from conformance.runtime.loading import load_runtime
 
@@ -98,7 +138,7 @@ def _context(config: pytest.Config) -> Any:
         try:
             runtime, name = load_runtime(config.getoption("--conformance-runtime"), where="--conformance-runtime")
         except ConformanceError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            raise pytest.UsageError(f"--conformance-runtime: {exc}") from None
         config.stash[_CONTEXT] = HarnessContext(root=root, runtime=runtime, runtime_name=name)
     return config.stash[_CONTEXT]
 
@@ -115,6 +155,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from conformance.capabilities import get_profile, matrix_providers
+        from conformance.exceptions import ConformanceError
         from conformance.scenarios import load_scenario
 
         try:
@@ -170,24 +211,27 @@ class ScenarioItem(pytest.Item):
 
         from conformance.capabilities import get_profile
         from conformance.exceptions import MissingKeyError
-        from conformance.harness.record import RecordReport, record_scenario
+        from conformance.harness.record import RecordReport, accept, record_scenario
         from conformance.runtime.auth import resolve_key
 
         entry = self.scenario.entry(self.provider)
         if entry is not None and entry.unsupported:
             return
-        profile = get_profile(self.provider)
+        canonical = get_profile(self.provider)
+        base_url = self.config.getoption("--conformance-base-url")
+        profile = canonical.with_base_url(base_url) if base_url else canonical
         try:
             key = resolve_key(profile, os.environ)
         except MissingKeyError as exc:
             pytest.skip(f"skipped: {exc}")
         report = RecordReport()
+        root = _context(self.config).root
         try:
             record_scenario(
                 self.scenario,
                 profile,
-                canonical=profile,
-                root=_context(self.config).root,
+                canonical=canonical,
+                root=root,
                 key=key,
                 mode=mode,  # type: ignore[arg-type]
                 transport=None,
@@ -201,6 +245,8 @@ class ScenarioItem(pytest.Item):
             secrets = (key.reveal(),) if key is not None else ()
             line = redact_line(scrub_exact(f"{type(exc).__name__}: {one_line(exc)}", secrets))
             raise RecordFailed(f"recording {self.scenario.id}[{self.provider}] failed: {line}") from None
+        if self.config.getoption("--conformance-accept") and self.scenario.id in report.recorded:
+            accept(self.scenario, self.provider, self.scenario.cassette_path(self.provider, root))
         for sid, change in report.drift.items():
             self.user_properties.append(("drift", f"{sid}: {change}"))
 
@@ -216,6 +262,8 @@ class ScenarioItem(pytest.Item):
 
 
 def render_failure(res: ScenarioResult) -> str:
+    import json
+
     from conformance.compare import render_diff
 
     lines = [f"{res.scenario}[{res.provider}] — {res.title}", f"{res.verdict}: {res.reason}"]
@@ -226,6 +274,8 @@ def render_failure(res: ScenarioResult) -> str:
     if res.expected is not None or res.actual is not None:
         lines += ["", "expected:", json.dumps(res.expected, indent=2, ensure_ascii=False)]
         lines += ["actual:", json.dumps(res.actual, indent=2, ensure_ascii=False)]
+    if res.traceback:
+        lines += ["", "traceback of the runtime:", res.traceback]
     return "\n".join(lines)
 
 
@@ -245,6 +295,8 @@ class _Collector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from conformance.compare import ScenarioResult
+
         data = getattr(report, _REPORT_ATTR, None)
         if data is not None:
             self.config.stash[_RESULTS].append(ScenarioResult.model_validate(data))
@@ -258,6 +310,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        _explain_nothing_collected(config)
     out = config.getoption("--conformance-html")
     results = config.stash.get(_RESULTS, [])
     if not out or not results or hasattr(config, "workerinput"):
@@ -275,3 +329,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     target = Path(out)
     matrix.save(target / "matrix.json")
     write_html(matrix, target)
+
+
+def _explain_nothing_collected(config: pytest.Config) -> None:
+    """No item under `-m provider`: say where the scenarios are and why they were not collected."""
+    root = config.stash.get(_ROOT, None)
+    markexpr = str(config.getoption("markexpr", "") or "")
+    if root is None or "provider" not in markexpr:
+        return
+    scenarios = root / "scenarios"
+    paths = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    if any(scenarios.is_relative_to(p) or p.is_relative_to(scenarios) for p in paths):
+        return
+    why = "the collected paths"
+    testpaths = config.getini("testpaths")
+    if testpaths and config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        why = f"testpaths ({', '.join(map(str, testpaths))})"
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(
+            f"conformance: no scenario collected: {scenarios} is outside {why}; "
+            f"run `pytest -m provider {_shown(scenarios, config)}` or add it to testpaths",
+            yellow=True,
+        )
+
+
+def _shown(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)

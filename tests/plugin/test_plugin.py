@@ -90,7 +90,10 @@ def test_a_broken_scenario_is_a_collection_error_naming_the_file(pytester: pytes
 
 def test_unknown_provider_option(project: pytest.Pytester) -> None:
     result = project.runpytest("-m", "provider", "--conformance-provider", "nope")
-    result.stdout.fnmatch_lines(["*unknown provider 'nope'; known providers: openai, anthropic*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--conformance-provider: unknown provider 'nope'; known providers: openai, anthropic*"]
+    )
 
 
 def test_html_report_and_matrix_written(project: pytest.Pytester) -> None:

@@ -37,6 +37,12 @@
       sides.appendChild(side("actual", r.actual));
       inner.appendChild(sides);
     }
+    if (r.traceback) {
+      inner.appendChild(el("h4", null, "traceback of the runtime"));
+      var tb = el("pre", "traceback", r.traceback);
+      tb.tabIndex = 0;
+      inner.appendChild(tb);
+    }
     box.appendChild(inner);
     return box;
   }

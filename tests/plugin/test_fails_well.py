@@ -1,0 +1,126 @@
+"""The plugin's bad inputs and empty runs: one usage error or one hint, never a wall of tracebacks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.harness.project import make_project
+
+pytest_plugins = ["pytester"]
+
+BASE_INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+
+CRASHING = """
+from conformance.runtime.reference import ReferenceRuntime
+
+
+class Crashing(ReferenceRuntime):
+    def decode(self, *args, **kwargs):
+        return _parse("not a mapping")
+
+
+def _parse(data):
+    return data.get("choices")
+
+
+def make():
+    return Crashing()
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    make_project(pytester.path)
+    pytester.makeini(BASE_INI + "conformance_root = .\n")
+    return pytester
+
+
+@pytest.mark.parametrize("form", ["space", "equals"])
+def test_root_option_in_both_forms_with_a_root_holding_its_own_config(pytester: pytest.Pytester, form: str) -> None:
+    root = make_project(pytester.path / "upstream")
+    (root / "pytest.ini").write_text(BASE_INI + "testpaths = nowhere\n")
+    pytester.makeini(BASE_INI)
+    args = ["--conformance-root", "upstream"] if form == "space" else ["--conformance-root=upstream"]
+    result = pytester.runpytest("upstream/scenarios", *args, "--conformance-provider", "anthropic")
+    if form == "equals":
+        result.assert_outcomes(passed=1)
+        return
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--conformance-root upstream: *write --conformance-root=upstream*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_root_option_with_a_space_before_a_plain_folder(pytester: pytest.Pytester) -> None:
+    make_project(pytester.path / "mine")
+    pytester.makeini(BASE_INI)
+    result = pytester.runpytest("mine/scenarios", "--conformance-root", "mine", "--conformance-provider", "anthropic")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_bad_runtime_is_one_usage_error(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--conformance-runtime", "no_such_module:make")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --conformance-runtime: *no_such_module*"])
+    assert "failed" not in result.stdout.str()
+
+
+def test_an_unknown_provider_is_one_usage_error(project: pytest.Pytester) -> None:
+    result = project.runpytest("-m", "provider", "--conformance-provider", "nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "collection error" not in result.stdout.str().lower()
+    assert len(result.stderr.lines) <= 2
+
+
+def test_nothing_collected_under_testpaths_says_why(project: pytest.Pytester) -> None:
+    project.makeini(BASE_INI + "conformance_root = .\ntestpaths = tests\n")
+    project.mkdir("tests")
+    result = project.runpytest("-m", "provider")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(
+        ["*no scenario collected: *scenarios is outside testpaths (tests)*pytest -m provider scenarios*"]
+    )
+
+
+def test_a_crash_carries_the_runtime_traceback(project: pytest.Pytester) -> None:
+    project.makepyfile(crashing_runtime=CRASHING)
+    project.syspathinsert()
+    out = project.path / "out"
+    result = project.runpytest(
+        "-m",
+        "provider",
+        "--conformance-provider",
+        "anthropic",
+        "--conformance-runtime",
+        "crashing_runtime:make",
+        "--conformance-html",
+        str(out),
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*traceback of the runtime:*", "*crashing_runtime.py*in _parse*", "*AttributeError*"])
+    matrix = json.loads((out / "matrix.json").read_text())
+    (res,) = [r for cell in matrix["cells"] for r in cell["results"]]
+    assert "in _parse" in res["traceback"]
+    html = (out / "index.html").read_text()
+    assert "traceback of the runtime" in html and "in _parse" in html
+
+
+def test_base_url_and_accept_options_exist(project: pytest.Pytester) -> None:
+    result = project.runpytest("--help")
+    result.stdout.fnmatch_lines(["*--conformance-base-url=URL*", "*--conformance-accept*"])
+
+
+def test_accept_with_a_base_url_records_from_there(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
+    result = project.runpytest(
+        "-m",
+        "provider",
+        "--conformance-provider",
+        "anthropic",
+        "--conformance-record-mode",
+        "all",
+        "--conformance-base-url",
+        "http://127.0.0.1:9",
+    )
+    assert "127.0.0.1:9" in result.stdout.str()
