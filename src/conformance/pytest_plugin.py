@@ -321,6 +321,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from conformance.report.html import write_html
 
     ctx = _context(config)
+    ctx.declaration  # noqa: B018  read as the checks read it, so serial and xdist runs write the same matrix
     known = matrix_providers()
     order = {name: i for i, name in enumerate(known)}
     results = sorted(results, key=lambda r: (r.scenario_path, order.get(r.provider, len(order)), r.provider))
