@@ -146,3 +146,33 @@ def test_record_mode_choices(project: pytest.Pytester) -> None:
     result = project.runpytest("-m", "provider", "--conformance-record-mode", "sometimes")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*invalid choice: 'sometimes'*"])
+
+
+DECLARED_RUNTIME = """\
+from conformance.runtime.protocol import Declaration
+from conformance.runtime.reference import ReferenceRuntime
+
+
+class OpenAIOnly(ReferenceRuntime):
+    declaration = Declaration(name="openai-only", providers=frozenset({"openai"}))
+
+
+def make():
+    return OpenAIOnly()
+"""
+
+
+def test_a_provider_the_runtime_does_not_offer_is_skipped_not_passed(project: pytest.Pytester) -> None:
+    project.makepyfile(declared_runtime=DECLARED_RUNTIME)
+    project.syspathinsert()
+    result = project.runpytest(
+        "-m",
+        "provider",
+        "--conformance-provider",
+        "anthropic",
+        "--conformance-runtime",
+        "declared_runtime:make",
+        "-rs",
+    )
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*not_offered: runtime openai-only does not support anthropic*"])
