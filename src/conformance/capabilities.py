@@ -108,6 +108,8 @@ class ProviderProfile(BaseModel):
     takes an effort level, not a token budget."""
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
+    rejected_request_fields: dict[str, str] = Field(default_factory=dict)
+    """Request fields this provider refuses, with what it answers (a request finding that fails)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
     """Headers sent on every request (Anthropic: `anthropic-version`)."""
     deployment_in_path: bool = False
@@ -461,6 +463,12 @@ for _p in (
         key_env=("MISTRAL_API_KEY",),
         default_model="mistral-large-latest",
         tool_choice_required="any",
+        rejected_request_fields={
+            "max_completion_tokens": (
+                "Mistral answers 422 extra_forbidden on max_completion_tokens "
+                "(github.com/editor-code-assistant/eca/issues/231)"
+            )
+        },
         prefill_flag="prefix",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,

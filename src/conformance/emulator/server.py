@@ -28,9 +28,11 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from conformance.capabilities import get_profile, provider_names
+from conformance.codecs.request_form import failing, request_table
 from conformance.emulator.faults import Fault
 from conformance.exceptions import InputError
 from conformance.replay.cassette import Interaction, load_cassette
+from conformance.replay.matchers import body_findings
 from conformance.secrets import fingerprint_headers, fingerprint_query
 
 FAULT_HEADER = "x-conformance-fault"
@@ -70,15 +72,25 @@ class Catalog:
             for path in sorted(sub.glob("*.yaml")):
                 for i, it in enumerate(load_cassette(path).interactions):
                     split = urlsplit(it.request.uri)
-                    route = split.path + (f"?{split.query}" if split.query else "")
+                    served = request_table(get_profile(sub.name).dialect).canonical_path(split.path)
+                    route = served + (f"?{split.query}" if split.query else "")
                     catalog.by_provider.setdefault(sub.name, []).append(
                         Recorded(path, i, route, _json(it.request.body), it)
                     )
         return catalog
 
     def match(self, provider: str, route: str, body: Any) -> Recorded | str:
-        """The first matching interaction not yet served (all served: they start over), or why none."""
-        candidates = [r for r in self.by_provider.get(provider, []) if r.path == route and r.body == body]
+        """The first matching interaction not yet served (all served: they start over), or why none.
+
+        Bodies match as the provider reads them (`replay.matchers.body_findings`: no `fail` finding
+        left), paths up to the API-version aliases the provider serves alike."""
+        profile = get_profile(provider)
+        route = request_table(profile.dialect).canonical_path(route)
+        candidates = [
+            r
+            for r in self.by_provider.get(provider, [])
+            if r.path == route and (r.body == body or not failing(body_findings(profile, r.body, body)))
+        ]
         if not candidates:
             same_path = [r for r in self.by_provider.get(provider, []) if r.path == route]
             nearest = same_path[0].cassette.name if same_path else "none on this path"

@@ -20,8 +20,10 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import orjson
 
+from conformance.capabilities import ProviderProfile, get_profile, provider_names
+from conformance.codecs.request_form import RequestFinding, failing, request_table
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
-from conformance.replay.matchers import json_body
+from conformance.replay.matchers import body_findings, explain, json_body, parse_body
 from conformance.secrets import QUERY_KEYS
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "json_body")
@@ -63,14 +65,17 @@ class _Target:
     query: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, method: str, uri: str) -> _Target:
+    def of(cls, method: str, uri: str, profile: ProviderProfile | None = None) -> _Target:
         parts = urlsplit(uri)
         scheme = parts.scheme.lower()
         port = parts.port or (443 if scheme == "https" else 80)
         # a key in the query string is never recorded, so it takes no part in matching
         pairs = parse_qsl(parts.query, keep_blank_values=True)
         query = tuple(sorted((k, v) for k, v in pairs if k.lower() not in QUERY_KEYS))
-        return cls(method.upper(), scheme, (parts.hostname or "").lower(), port, parts.path or "/", query)
+        path = parts.path or "/"
+        if profile is not None:  # API-version aliases the provider serves alike
+            path = request_table(profile.dialect).canonical_path(path)
+        return cls(method.upper(), scheme, (parts.hostname or "").lower(), port, path, query)
 
     def differences(self, other: _Target) -> list[str]:
         return [
@@ -80,9 +85,9 @@ class _Target:
         ]
 
 
-@dataclass(frozen=True)
-class _Body:
-    body: bytes | None
+def _cassette_profile(cassette: Cassette) -> ProviderProfile | None:
+    name = cassette.meta.get("provider")
+    return get_profile(name) if isinstance(name, str) and name in provider_names() else None
 
 
 class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -90,9 +95,13 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     Every answered request is kept in `log` (with the time on `clock`, when one is given)."""
 
-    def __init__(self, cassette: Cassette, *, clock: Any = None) -> None:
+    def __init__(self, cassette: Cassette, *, clock: Any = None, profile: ProviderProfile | None = None) -> None:
         self.cassette = cassette
-        self._targets = [_Target.of(it.request.method, it.request.uri) for it in cassette.interactions]
+        self.profile = profile or _cassette_profile(cassette)
+        self._targets = [_Target.of(it.request.method, it.request.uri, self.profile) for it in cassette.interactions]
+        self._bodies = [parse_body(it.request.body) for it in cassette.interactions]
+        self.findings: list[RequestFinding] = []
+        """Notes on requests that matched (differences the provider reads the same)."""
         self.play_counts = [0] * len(cassette.interactions)
         self.log: list[LoggedRequest] = []
         self._clock = clock
@@ -107,7 +116,8 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def answer(self, method: str, url: str, body: bytes | None) -> tuple[int, Interaction]:
         """The index and interaction that answer this request (marked played), or ReplayMismatch."""
-        target = _Target.of(method, url)
+        target = _Target.of(method, url, self.profile)
+        sent = parse_body(body)
         nearest: tuple[int, str] | None = None
         for i, it in enumerate(self.cassette.interactions):
             if self.play_counts[i]:
@@ -117,12 +127,12 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 if nearest is None:
                     nearest = (i, "differs in " + ", ".join(differs))
                 continue
-            try:
-                json_body(_Body(body), _Body(it.request.body))
-            except AssertionError as exc:
+            findings = body_findings(self.profile, self._bodies[i], sent)
+            if failing(findings):
                 if nearest is None or nearest[1].startswith("differs in"):
-                    nearest = (i, str(exc))
+                    nearest = (i, explain(findings))
                 continue
+            self.findings += findings
             self.play_counts[i] += 1
             return i, it
         raise ReplayMismatch(self._explain(method, url, nearest))

@@ -1,0 +1,41 @@
+"""generateContent requests as Gemini reads them: the table of equivalences (sources cited).
+
+`read(body)` gives the canonical request (conversation, tools, options); `conformance.codecs.
+request_form.request_findings` compares two bodies under this table, and its path aliases map
+the API versions Google serves alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.codecs.request_form import CanonicalRequest, Default, PathAlias, RequestTable, read_request
+
+_REF = "https://ai.google.dev/api/generate-content"
+_CALLING = "https://ai.google.dev/api/caching#FunctionCallingConfig"
+_VERSIONS = "https://ai.google.dev/gemini-api/docs/api-versions"
+_WIRE = "provider-wire-formats.md §4.2"
+
+TABLE = RequestTable(
+    dialect="gemini",
+    conversation=frozenset({"contents", "systemInstruction"}),
+    tools=frozenset({"tools", "toolConfig"}),
+    defaults=(
+        Default("toolConfig.functionCallingConfig.mode", "AUTO", f"{_CALLING} (mode: AUTO is the default behavior)"),
+        Default("toolConfig.functionCallingConfig", {}, f"{_CALLING} (an empty config is the default)"),
+        Default("toolConfig", {}, f"{_REF} (toolConfig: optional)"),
+        Default("generationConfig.candidateCount", 1, f"{_REF} (candidateCount: defaults to 1)"),
+        Default("generationConfig", {}, f"{_REF} (generationConfig: optional, every field optional)"),
+        Default(
+            "contents.*.role", "user", f"https://ai.google.dev/api/caching#Content (role: defaults to user); {_WIRE}"
+        ),
+    ),
+    path_aliases=(
+        PathAlias("/v1/models/", "/v1beta/models/", f"{_VERSIONS} (v1 and v1beta serve generateContent alike)"),
+    ),
+)
+
+
+def read(body: Any) -> CanonicalRequest:
+    """Wire body → canonical request under this dialect's table."""
+    return read_request(TABLE, body)

@@ -1,0 +1,302 @@
+"""Requests compared as a provider reads them: a wire body read into its canonical form under the
+dialect's table of equivalences, and what still differs as typed request findings.
+
+A dialect's `request_reader` module holds a `RequestTable`: every entry cites the provider document
+it comes from. Reading a body applies the table once, copying only the objects it changes:
+
+- `defaults`: an explicit value the provider documents as its default reads as the key left out
+  (`"stream": false`), optionally only when another top-level key is present (`tool_choice: "auto"`
+  with `tools`);
+- `renames`: an alternative spelling of a key the provider accepts (`max_tokens` for
+  `max_completion_tokens`);
+- `values`: alternative spellings of a value (`developer` for `system`);
+- `text_blocks`: a string where the provider takes a list of text blocks (Anthropic `system`);
+- `path_aliases`: API-version prefixes the provider serves alike (`/v1/` for `/v1beta/`).
+
+Key order never matters (JSON objects compare as mappings). The canonical body is then split into
+conversation, tools and options. Every remaining difference is a `RequestFinding`: `fail` when the
+provider would reject the actual request (a fact of its profile, `rejected_request_fields`) or read
+a different request; `note` for the table's `informational` keys, which change nothing the model
+reads (`metadata`, `user`, caching hints), and for values the provider corrects on its own.
+
+Paths in patterns are dot-joined keys with `*` for any list index (`messages.*.content`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict
+
+from conformance.capabilities import BuiltinDialect, ProviderProfile, get_profile, provider_names
+from conformance.codecs.endpoints import GENERATION
+
+FindingVerdict = Literal["fail", "note"]
+
+
+@dataclass(frozen=True)
+class Default:
+    """`path` set to `value` reads as `path` left out (when `when` is set: only if that top-level key is present)."""
+
+    path: str
+    value: Any
+    source: str
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Rename:
+    """`path` is another spelling of `to` (the key in the same object)."""
+
+    path: str
+    to: str
+    source: str
+
+
+@dataclass(frozen=True)
+class ValueAlias:
+    """At `path`, the value `spelled` reads as `means`."""
+
+    path: str
+    spelled: Any
+    means: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class TextBlocks:
+    """At `path`, a string reads as one block `{"type": block_type, key: string}` in a list."""
+
+    path: str
+    source: str
+    block_type: str = "text"
+    key: str = "text"
+
+
+@dataclass(frozen=True)
+class PathAlias:
+    """A URL path containing `spelled` is served as the one containing `means`."""
+
+    spelled: str
+    means: str
+    source: str
+
+
+@dataclass(frozen=True)
+class RequestTable:
+    """A dialect's equivalences and how its top-level keys split into conversation, tools and options."""
+
+    dialect: str
+    conversation: frozenset[str]
+    tools: frozenset[str]
+    defaults: tuple[Default, ...] = ()
+    renames: tuple[Rename, ...] = ()
+    values: tuple[ValueAlias, ...] = ()
+    text_blocks: tuple[TextBlocks, ...] = ()
+    path_aliases: tuple[PathAlias, ...] = ()
+    informational: Mapping[str, str] = field(default_factory=dict)
+    """Top-level keys that change nothing the model reads, with the document saying so."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_defaults", {d.path: d for d in self.defaults})
+        object.__setattr__(self, "_renames", {r.path: r.to for r in self.renames})
+        values: dict[str, dict[Any, Any]] = {}
+        for v in self.values:
+            values.setdefault(v.path, {})[v.spelled] = v.means
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_blocks", {t.path: t for t in self.text_blocks})
+
+    def rules(self) -> list[tuple[str, str, str]]:
+        """(kind, what, source) of every entry: for docs and reports."""
+        out: list[tuple[str, str, str]] = []
+        out += [
+            ("default", f"{d.path} = {d.value!r}" + (f" (with {d.when})" if d.when else ""), d.source)
+            for d in self.defaults
+        ]
+        out += [("spelling", f"{r.path} ≡ {r.to}", r.source) for r in self.renames]
+        out += [("spelling", f"{v.path}: {v.spelled!r} ≡ {v.means!r}", v.source) for v in self.values]
+        out += [("string ≡ one block", t.path, t.source) for t in self.text_blocks]
+        out += [("API version", f"{p.spelled} ≡ {p.means}", p.source) for p in self.path_aliases]
+        out += [("informational", key, src) for key, src in self.informational.items()]
+        return out
+
+    def canonical_path(self, path: str) -> str:
+        for alias in self.path_aliases:
+            if alias.spelled in path:
+                return path.replace(alias.spelled, alias.means, 1)
+        return path
+
+    def canonical_body(self, body: Any) -> Any:
+        """The body as the provider reads it (objects the table changes are copied; the rest shared)."""
+        if not isinstance(body, dict):
+            return body
+        return _read(self, body, "", body)
+
+
+def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        renames: dict[str, str] = table._renames  # type: ignore[attr-defined]
+        defaults: dict[str, Default] = table._defaults  # type: ignore[attr-defined]
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            path = f"{pattern}.{key}" if pattern else key
+            to = renames.get(path)
+            if to is not None and to not in value:
+                key, path = to, (f"{pattern}.{to}" if pattern else to)
+            read = _read(table, item, path, root)
+            default = defaults.get(path)
+            if default is not None and read == default.value and (default.when is None or default.when in root):
+                continue
+            out[key] = read
+        return out
+    if isinstance(value, list):
+        star = f"{pattern}.*"
+        return [_read(table, item, star, root) for item in value]
+    block: TextBlocks | None = table._blocks.get(pattern)  # type: ignore[attr-defined]
+    if block is not None and isinstance(value, str):
+        return [{"type": block.block_type, block.key: value}]
+    aliases: dict[Any, Any] | None = table._values.get(pattern)  # type: ignore[attr-defined]
+    if aliases is not None and isinstance(value, str | int | float | bool) and value in aliases:
+        return aliases[value]
+    return value
+
+
+class CanonicalRequest(BaseModel):
+    """A request as the provider reads it: the conversation, the tools offered, the options."""
+
+    model_config = ConfigDict(frozen=True)
+
+    conversation: dict[str, Any]
+    tools: dict[str, Any]
+    options: dict[str, Any]
+
+
+def read_request(table: RequestTable, body: Any) -> CanonicalRequest:
+    """Wire body → canonical request under the table (a body that is not an object is all options)."""
+    if not isinstance(body, dict):
+        return CanonicalRequest(conversation={}, tools={}, options={"body": body})
+    read = table.canonical_body(body)
+    conv = {k: v for k, v in read.items() if k in table.conversation}
+    tools = {k: v for k, v in read.items() if k in table.tools}
+    options = {k: v for k, v in read.items() if k not in table.conversation and k not in table.tools}
+    return CanonicalRequest(conversation=conv, tools=tools, options=options)
+
+
+class RequestFinding(BaseModel):
+    """One way the runtime's request differs from the expected one, as the provider would read it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    """Where in the body (`messages[1].content`, `tools`, `max_completion_tokens`)."""
+    expected: Any = None
+    actual: Any = None
+    verdict: FindingVerdict
+    """`fail`: the provider would reject or misread the request; `note`: it reads it the same."""
+    fact: str
+    """Why: the provider fact (what it answers, what it reads) behind the verdict."""
+
+
+_TABLES: dict[str, RequestTable] = {}
+
+
+def register_request_table(table: RequestTable) -> None:
+    """Make a dialect's request table available (a registered codec's dialect, or a replacement)."""
+    _TABLES[table.dialect] = table
+
+
+def request_table(dialect: str) -> RequestTable:
+    """The dialect's table (built-in dialects' are imported on first use; unknown: no equivalences)."""
+    table = _TABLES.get(dialect)
+    if table is None:
+        if dialect in get_args(BuiltinDialect):
+            module = importlib.import_module(f"conformance.codecs.{dialect}.request_reader")
+            table = module.TABLE
+        else:
+            table = RequestTable(dialect=dialect, conversation=frozenset(), tools=frozenset())
+        _TABLES[dialect] = table
+    return table
+
+
+def _path(parts: list[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _differences(a: Any, b: Any, parts: list[Any], out: list[tuple[str, Any, Any]]) -> None:
+    if a == b:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in a.keys() | b.keys():
+            _differences(a.get(key, _ABSENT), b.get(key, _ABSENT), [*parts, key], out)
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _differences(x, y, [*parts, i], out)
+        return
+    out.append((_path(parts), None if a is _ABSENT else a, None if b is _ABSENT else b))
+
+
+_ABSENT = object()
+
+
+def request_findings(profile: ProviderProfile, expected: Any, actual: Any) -> list[RequestFinding]:
+    """What differs between the expected and the actual body once both are read as the provider reads them."""
+    table = request_table(profile.dialect)
+    findings: list[RequestFinding] = []
+    if isinstance(actual, dict):
+        for key, fact in profile.rejected_request_fields.items():
+            if key in actual and not (isinstance(expected, dict) and key in expected):
+                findings.append(RequestFinding(path=key, actual=actual[key], verdict="fail", fact=fact))
+    exp = table.canonical_body(expected)
+    act = table.canonical_body(actual)
+    if exp == act:
+        return findings
+    diffs: list[tuple[str, Any, Any]] = []
+    _differences(exp, act, [], diffs)
+    rejected = {f.path for f in findings}
+    for path, want, got in sorted(diffs, key=lambda d: d[0]):
+        top = path.split(".", 1)[0].split("[", 1)[0]
+        if top in rejected:
+            continue
+        note = table.informational.get(top)
+        if note is not None:
+            findings.append(RequestFinding(path=path, expected=want, actual=got, verdict="note", fact=note))
+        else:
+            part = "conversation" if top in table.conversation else "tools" if top in table.tools else "options"
+            fact = f"{profile.name} reads a different request ({part})"
+            findings.append(RequestFinding(path=path, expected=want, actual=got, verdict="fail", fact=fact))
+    return findings
+
+
+def failing(findings: list[RequestFinding]) -> list[RequestFinding]:
+    return [f for f in findings if f.verdict == "fail"]
+
+
+def render_findings(findings: list[RequestFinding], limit: int = 12) -> str:
+    lines = [f"  {f.verdict} {f.path}: expected {f.expected!r}, got {f.actual!r} ({f.fact})" for f in findings[:limit]]
+    if len(findings) > limit:
+        lines.append(f"  … {len(findings) - limit} more")
+    return "\n".join(lines)
+
+
+def profile_for_uri(uri: str) -> ProviderProfile | None:
+    """The provider a recorded request was sent to: the dialect from its path, the provider from its
+    host (the dialect's first provider when no registered one has that host); None off every dialect."""
+    parts = urlsplit(uri)
+    dialects = [d for d, pattern in GENERATION.items() if pattern.search(parts.path)]
+    if not dialects:
+        return None
+    profiles = [get_profile(n) for n in provider_names()]
+    same = [p for p in profiles if p.dialect in dialects]
+    host = (parts.hostname or "").lower()
+    for profile in same:
+        if (urlsplit(profile.base_url).hostname or "").lower() == host:
+            return profile
+    return same[0] if same else None
