@@ -6,6 +6,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from conformance.codecs.request_form import RequestFinding
+
 Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped", "not_offered"]
 """pass/fail: judged; unsupported: a provider fact; missing: no evidence yet; error: misuse or a crash;
 skipped: the runtime under test lacks a capability the check needs; not_offered: the runtime declares it does
@@ -77,6 +79,10 @@ class ScenarioResult(BaseModel):
     `crash` when it raised. Filled from `diff` when not given."""
     traceback: str | None = None
     """When the runtime under test raised: its traceback (the frames of the runtime, last lines last)."""
+    requests: list[RequestFinding] = Field(default_factory=list)
+    """How the runtime's own request differed from the recorded one, as the provider reads it
+    (`path`, `expected`, `actual`, `verdict` `fail` or `note`, `fact`). On a decode row these never
+    decide the verdict: the recorded request stands in for the runtime's, so its decoding is judged."""
     evidence: Literal["authored", "recorded", "emulated"] | None = None
     """Where the cassette came from: written by hand (`authored`), recorded from a server on this
     machine such as the emulator (`emulated`), or recorded from the live provider (`recorded`), as
