@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replay",),
     ("adapters",),
     ("scenarios",),
+    ("evidence",),
     ("report",),
     ("strategies",),
     ("harness",),

@@ -218,7 +218,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMAND_MODULES: tuple[str, ...] = ("report", "publish", "repair", "lint", "check", "serve", "record", "store")
+COMMAND_MODULES: tuple[str, ...] = (
+    "report",
+    "publish",
+    "repair",
+    "lint",
+    "check",
+    "serve",
+    "record",
+    "store",
+    "evidence",
+)
 """Modules of `conformance.commands` that add subcommands: each has `add_parser(subparsers)`,
 which sets `func` (a `Command`) as the parser default."""
 

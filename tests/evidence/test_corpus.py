@@ -25,7 +25,7 @@ from tests.evidence.corpus import Interaction
 from tests.evidence.summary import Summary, ours
 
 if not corpus.PRESENT:
-    pytest.skip(f"no corpus at {corpus.CORPUS}", allow_module_level=True)
+    pytest.skip(corpus.ABSENT, allow_module_level=True)
 
 
 # anthropic -------------------------------------------------------------------------------------

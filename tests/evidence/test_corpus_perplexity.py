@@ -17,7 +17,7 @@ from conformance.model import TextBlock
 from tests.evidence import corpus
 
 if not corpus.PRESENT:
-    pytest.skip(f"no corpus at {corpus.CORPUS}", allow_module_level=True)
+    pytest.skip(corpus.ABSENT, allow_module_level=True)
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 KINDS = {"too_many_prompt_tokens": "context_overflow", "invalid_api_key": "auth"}

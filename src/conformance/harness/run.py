@@ -14,6 +14,7 @@ from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
 from conformance.harness.parallel import can_fork, run_parallel
 from conformance.replay.cassette import cassette_evidence, cassette_meta
+from conformance.report.backing import bundled_backing
 from conformance.report.matrix import (
     VERDICTS,
     Cell,
@@ -118,6 +119,7 @@ def build_matrix(
     for r in results:
         by_cell.setdefault((r.feature, r.provider), []).append(r)
     cells: list[Cell] = []
+    backing = bundled_backing()
     for feature in features:
         for provider in providers:
             mine = by_cell.get((feature.id, provider), [])
@@ -131,6 +133,7 @@ def build_matrix(
                     verdict=cell_verdict(mine),
                     counts={k: v for k, v in counts.items() if v},
                     results=mine,
+                    real=backing.get((provider, feature.id)),
                 )
             )
     totals = {v: sum(1 for c in cells if c.verdict == v) for v in VERDICTS}

@@ -96,7 +96,18 @@ class CellView:
         parts += [f"{n} {v}" for v, n in self.others]
         if self.regression is not None:
             parts.append(f"regressed, was {self.regression.before}")
+        if c.real is not None:
+            parts.append(real_words(c))
         return ", ".join(parts)
+
+
+def real_words(cell: Cell) -> str:
+    """What backs a cell, in words: real recordings (how many, from where) or authored cassettes alone."""
+    real = cell.real
+    if real is None:
+        return "authored cassettes alone"
+    plural = "s" if real.recordings != 1 else ""
+    return f"backed by {real.recordings} real recording{plural} from {', '.join(real.sources)}"
 
 
 def _cell_view(cell: Cell, regression: Change | None) -> CellView:
@@ -152,6 +163,7 @@ def _data(matrix: Matrix, worse: list[Change]) -> dict[str, Any]:
                 "feature": c.feature,
                 "verdict": c.verdict,
                 "results": [r.model_dump(mode="json") for r in c.results],
+                "real": c.real.model_dump(mode="json") if c.real is not None else None,
             }
             for c in matrix.cells
         },
@@ -182,6 +194,7 @@ def render_html(matrix: Matrix, *, previous: Matrix | None = None) -> str:
         scenarios_ran=sum(scenarios.get(v, 0) for v in RAN),
         scenarios_total=sum(scenarios.values()),
         provenance=_provenance(matrix),
+        real_words=real_words,
     )
 
 

@@ -15,6 +15,21 @@ SCHEMA_VERSION = 1
 DEFECT_KINDS = ("wrong", "extra", "crash")
 
 
+class RealBacking(BaseModel):
+    """The public real recordings behind a cell (from the evidence manifest)."""
+
+    recordings: int
+    """Recordings whose decoded calls exercise this provider × feature."""
+    calls: int = 0
+    """Generation calls in those recordings."""
+    sdk_agree: int = 0
+    """Of those calls, how many the decode reads as the official SDK does."""
+    sources: list[str] = Field(default_factory=list)
+    """Source repositories, most recordings first."""
+    files: list[str] = Field(default_factory=list)
+    """Up to five of the recordings, as their file in the source repository at its commit."""
+
+
 class Cell(BaseModel):
     """One provider × feature: its verdict (see `cell_verdict`) and the scenario results behind it."""
 
@@ -26,6 +41,8 @@ class Cell(BaseModel):
     counts: dict[str, int]
     """Scenarios per verdict in this cell."""
     results: list[ScenarioResult]
+    real: RealBacking | None = None
+    """Real recordings that back this cell; None when authored cassettes alone do."""
 
 
 class FeatureRow(BaseModel):
@@ -71,6 +88,9 @@ class Matrix(BaseModel):
     scenario_counts: dict[str, int] = Field(default_factory=dict)
     """Scenario × provider results per verdict, summed over the cells (filled from the cells when
     absent): a passing cell may hold missing or skipped scenarios, which only these counts show."""
+    evidence_counts: dict[str, int] = Field(default_factory=dict)
+    """Cells by what backs them: `real` (public real recordings too), `authored` (authored
+    cassettes alone); filled from the cells when absent."""
 
     @model_validator(mode="before")
     @classmethod
@@ -111,6 +131,9 @@ class Matrix(BaseModel):
                 for verdict, n in cell.counts.items():
                     totals[verdict] = totals.get(verdict, 0) + n
             self.scenario_counts = {v: totals.get(v, 0) for v in VERDICTS}
+        if not self.evidence_counts:
+            real = sum(c.real is not None for c in self.cells)
+            self.evidence_counts = {"real": real, "authored": len(self.cells) - real}
         return self
 
     def cell(self, provider: str, feature: str) -> Cell | None:
@@ -164,6 +187,7 @@ __all__ = [
     "FeatureRow",
     "Matrix",
     "Provenance",
+    "RealBacking",
     "ScenarioResult",
     "Verdict",
     "cell_verdict",

@@ -74,6 +74,11 @@ class MatrixTable:
                 f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
                 f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered)"
             )
+        ev = m.evidence_counts
+        yield Text(
+            f"evidence: {ev.get('real', 0)} cells backed by public real recordings, "
+            f"{ev.get('authored', 0)} by authored cassettes alone"
+        )
         if self.details:
             for cell in m.cells:
                 for res in cell.results:

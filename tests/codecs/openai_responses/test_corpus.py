@@ -24,7 +24,7 @@ from tests.evidence.sdk_openai_responses import SDKCannotRead, sdk_summary
 from tests.evidence.summary import ours
 
 if not corpus.PRESENT:
-    pytest.skip(f"no corpus at {corpus.CORPUS}", allow_module_level=True)
+    pytest.skip(corpus.ABSENT, allow_module_level=True)
 
 BASELINE_INTERACTIONS = 105
 BASELINE_AGREE = 105

@@ -47,6 +47,27 @@
     return box;
   }
 
+  function renderReal(real) {
+    var box = el("p", "real-backing muted");
+    if (!real) {
+      box.appendChild(document.createTextNode("Backed by authored cassettes alone (no public real recording)."));
+      return box;
+    }
+    box.appendChild(document.createTextNode(
+      "\u25c6 Backed by " + real.recordings + " public real recording" + (real.recordings === 1 ? "" : "s") +
+      " (" + real.calls + " calls, " + real.sdk_agree + " read as the official SDK reads them) from " +
+      real.sources.join(", ") + ": "));
+    real.files.forEach(function (url, i) {
+      var a = el("a", null, url.split("/").pop());
+      if (/^https:\/\//.test(url)) a.href = url;
+      a.rel = "noopener";
+      box.appendChild(a);
+      if (i < real.files.length - 1) box.appendChild(document.createTextNode(", "));
+    });
+    if (real.recordings > real.files.length) box.appendChild(document.createTextNode(" \u2026"));
+    return box;
+  }
+
   function openCell(key, from) {
     var cell = data.cells[key];
     if (!cell) return;
@@ -62,6 +83,7 @@
       title.appendChild(el("span", "badge", "\u25bc was " + data.regressed[key]));
     }
     body.replaceChildren();
+    body.appendChild(renderReal(cell.real));
     byVerdict(cell.results).forEach(function (r) { body.appendChild(renderResult(r)); });
     showDetail(key);
   }

@@ -1,0 +1,159 @@
+"""Reading a corpus of real recordings (vcrpy YAML, version 1) laid out as its `catalog.json` says.
+
+Each catalog entry names a provider and an API. An API with a dialect here is decoded with the
+matching profile (a provider without its own profile of that dialect gets the generic one);
+inside a cassette only the generation calls of the dialect are read
+(`conformance.codecs.endpoints`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.capabilities import ProviderProfile, get_profile, provider_names
+from conformance.codecs import codec_for, decode_response
+from conformance.codecs.base import is_stream
+from conformance.codecs.endpoints import skip_reason
+from conformance.exceptions import InputError
+from conformance.fileio import SafeLoader, read_regular
+from conformance.model import Outcome
+
+API_DIALECTS: dict[str, str] = {
+    "chat_completions": "openai_chat",
+    "messages": "anthropic",
+    "generate_content": "gemini",
+    "ollama_chat": "ollama",
+    "responses": "openai_responses",
+}
+"""Corpus API → the dialect that decodes it."""
+
+GENERIC_PROFILE: dict[str, str] = {
+    "openai_chat": "openai-compatible",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "ollama": "ollama",
+    "openai_responses": "openai_responses",
+}
+"""The profile used for a corpus provider without its own profile of that dialect."""
+
+DIALECT_PROFILES: dict[tuple[str, str], str] = {
+    ("azure_openai", "openai_responses"): "azure_responses",
+    ("xai", "openai_responses"): "xai_responses",
+    ("openrouter", "openai_responses"): "openrouter_responses",
+    ("google_vertex", "gemini"): "vertex",
+    ("azure_openai", "openai_chat"): "azure",
+}
+"""Corpus providers whose profile of a dialect has another name than theirs."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Interaction:
+    """One generation call of a recording, with the profile that reads it."""
+
+    path: str
+    index: int
+    profile: ProviderProfile
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    stream: bool
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}#{self.index}"
+
+    def decode(self, chunks: list[bytes] | None = None) -> Outcome:
+        codec = codec_for(self.profile)
+        return decode_response(
+            codec, self.profile, self.status, self.headers, self.body, stream_hint=self.stream, chunks=chunks
+        )
+
+    @property
+    def streams(self) -> bool:
+        return self.status < 400 and is_stream(codec_for(self.profile), self.headers, self.stream)
+
+
+@dataclasses.dataclass
+class Skipped:
+    """A call (or a file) that is not read, with why."""
+
+    where: str
+    reason: str
+
+
+def read_catalog(corpus: Path) -> list[dict[str, Any]]:
+    """The entries of `corpus/catalog.json`; `InputError` naming the file when it is not a list."""
+    data = json.loads(read_regular(corpus / "catalog.json"))
+    if not isinstance(data, list) or not all(isinstance(e, dict) and "path" in e for e in data):
+        raise InputError("not a corpus catalog (a list of entries with a path)", where=str(corpus / "catalog.json"))
+    return data
+
+
+def profile_for(provider: str, dialect: str) -> ProviderProfile:
+    """The profile that reads `provider`'s recordings of `dialect`."""
+    if (provider, dialect) in DIALECT_PROFILES:
+        return get_profile(DIALECT_PROFILES[(provider, dialect)])
+    if provider in provider_names() and get_profile(provider).dialect == dialect:
+        return get_profile(provider)
+    return get_profile(GENERIC_PROFILE[dialect])
+
+
+def stream_requested(request: dict[str, Any], uri: str) -> bool:
+    """Whether the recorded request asked for a stream (its body's `stream`, else its address)."""
+    body = request.get("body")
+    if isinstance(body, dict):
+        body = body.get("string")
+    try:
+        data = json.loads(body or "null")
+    except (TypeError, ValueError):
+        data = None
+    if isinstance(data, dict) and "stream" in data:
+        return data["stream"] is True
+    return "alt=sse" in uri or ":streamGenerateContent" in uri or uri.rstrip("/").endswith("/api/chat")
+
+
+def _headers(raw: Any) -> dict[str, str]:
+    return {k: (v[-1] if v else "") if isinstance(v, list) else str(v) for k, v in (raw or {}).items()}
+
+
+def _body(raw: Any) -> bytes:
+    value = raw.get("string", b"") if isinstance(raw, dict) else raw
+    return value if isinstance(value, bytes) else str(value or "").encode()
+
+
+def read_entry(
+    corpus: Path, entry: dict[str, Any], *, data: bytes | None = None
+) -> tuple[list[Interaction], list[Skipped]]:
+    """The generation calls of one catalog entry, and the other calls skipped with why."""
+    dialect = API_DIALECTS.get(entry["api"])
+    if dialect is None:
+        return [], [Skipped(entry["path"], f"the {entry['api']} API of {entry['provider']} has no dialect")]
+    profile = profile_for(entry["provider"], dialect)
+    text = (data if data is not None else read_regular(corpus / entry["path"])).decode()
+    doc = yaml.load(text, Loader=SafeLoader)  # libyaml: same data, 10x faster
+    found: list[Interaction] = []
+    skipped: list[Skipped] = []
+    for i, item in enumerate(doc["interactions"]):
+        request, response = item["request"], item["response"]
+        uri = request.get("uri") or ""
+        why = skip_reason(dialect, request.get("method") or "POST", uri)
+        if why is not None:
+            skipped.append(Skipped(f"{entry['path']}#{i}", why))
+            continue
+        found.append(
+            Interaction(
+                path=entry["path"],
+                index=i,
+                profile=profile,
+                status=int(response["status"]["code"]),
+                headers=_headers(response.get("headers")),
+                body=_body(response.get("body")),
+                stream=stream_requested(request, uri),
+            )
+        )
+    return found, skipped
