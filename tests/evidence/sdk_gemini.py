@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from google.genai import models, types
 
-from tests.evidence.summary import Summary
+from tests.evidence.summary import ServerTool, Summary
 
 _STOP = {"STOP": "stop", "MAX_TOKENS": "length"}
 _FILTER = {
@@ -78,6 +78,7 @@ def sdk_summary(status: int, headers: Mapping[str, str], body: bytes, stream: bo
         return None
     text: list[str] = []
     calls: list[tuple[str, dict[str, Any]]] = []
+    servers: list[ServerTool] = []
     usage: types.GenerateContentResponseUsageMetadata | None = None
     finish: str | None = None
     blocked = False
@@ -95,6 +96,7 @@ def sdk_summary(status: int, headers: Mapping[str, str], body: bytes, stream: bo
                 text.append(part.text)
             if part.function_call is not None:
                 calls.append((part.function_call.name or "", dict(part.function_call.args or {})))
+            servers += _server_tools(part)
         if candidate.finish_reason is not None:
             finish = candidate.finish_reason.value
     stop: str | None
@@ -112,4 +114,37 @@ def sdk_summary(status: int, headers: Mapping[str, str], body: bytes, stream: bo
         if usage is None
         else (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0),
         stop=stop,
+        server_tools=servers,
     )
+
+
+SERVER_PARTS = {
+    "executable_code": "executableCode",
+    "code_execution_result": "codeExecutionResult",
+    "tool_call": "toolCall",
+    "tool_response": "toolResponse",
+}
+"""The SDK's `Part` field → the wire part kind of work Google's own tools did."""
+
+
+def _server_tools(part: types.Part) -> list[ServerTool]:
+    """The SDK's reading of a server-side part: kind, id, outcome, the inner object and the
+    signature (bytes, as the SDK decodes it from base64)."""
+    out: list[ServerTool] = []
+    for field, kind in SERVER_PARTS.items():
+        inner = getattr(part, field)
+        if inner is None:
+            continue
+        outcome = getattr(inner, "outcome", None)
+        out.append(
+            (
+                kind,
+                getattr(inner, "id", None),
+                outcome.value if outcome is not None else None,
+                {
+                    "inner": inner.model_dump(mode="json", by_alias=True, exclude_none=True),
+                    "signature": part.thought_signature,
+                },
+            )
+        )
+    return out

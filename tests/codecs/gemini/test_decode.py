@@ -184,4 +184,4 @@ def test_server_side_tool_parts_do_not_hide_the_text() -> None:
     body = b"""{"candidates":[{"finishReason":"STOP","content":{"role":"model","parts":[
       {"executableCode":{"language":"PYTHON","code":"print(1)"}},
       {"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1"}},{"text":"The answer is 1."}]}}]}"""
-    assert decoded(body)["content"] == [{"type": "text", "text": "The answer is 1."}]
+    assert decoded(body)["content"][-1] == {"type": "text", "text": "The answer is 1."}

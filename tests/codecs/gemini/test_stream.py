@@ -90,7 +90,9 @@ JSON_ARRAY = (
     b'{"candidates":[{"content":{"parts":[{"text":"b"}]},"finishReason":"STOP"}]}\n]'
 )
 
-UNSUPPORTED = sse('{"candidates":[{"content":{"parts":[{"executableCode":{"code":"1"}}]},"finishReason":"STOP"}]}')
+UNSUPPORTED = sse(
+    '{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]},"finishReason":"STOP"}]}'
+)
 
 TEXT_LF = TEXT.replace(b"\r\n", b"\n")
 
@@ -236,7 +238,7 @@ def test_unsupported_parts_are_reported() -> None:
     acc = GeminiStream(PROFILE)
     acc.feed(UNSUPPORTED)
     acc.finish()
-    assert acc.unsupported_parts == ["executableCode"]
+    assert acc.unsupported_parts == ["inlineData"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -87,6 +87,8 @@ def _assistant_parts(
         if isinstance(block, ThinkingBlock):
             if reasoning:
                 parts.append(_signed({"text": block.thinking, "thought": True}, block.signature))
+        elif isinstance(block, ServerToolBlock) and block.dialect == "gemini":
+            parts.append(dict(block.data))  # Google's own tool work goes back as it came, signature included
         elif isinstance(block, RedactedThinkingBlock | ServerToolBlock):
             continue  # opaque data of another provider: Gemini has no part that can carry it
         elif isinstance(block, TextBlock):

@@ -9,8 +9,11 @@ Part rules (GEM, GEM-DOC thought signatures):
 - an empty text part carrying only a signature is its own empty text block, so the signature
   goes back on a part of its own;
 - `functionCall` parts arrive whole; id-less calls get the builder's `call_<n>`;
-- parts the canonical model cannot hold (`executableCode`, `codeExecutionResult`, server-side
-  `toolCall`/`toolResponse`, `inlineData`, `fileData`) are counted in `unsupported_parts`.
+- work of Google's own tools (`executableCode`, `codeExecutionResult`, server-side
+  `toolCall`/`toolResponse`) is one `server_tool` block per part, the part kept whole
+  (its `thoughtSignature` too) so it goes back unchanged;
+- parts the canonical model cannot hold (`inlineData`, `fileData`) are counted in
+  `unsupported_parts`.
 """
 
 from __future__ import annotations
@@ -21,22 +24,22 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.builder import MessageBuilder
 from conformance.codecs.gemini.errors import error_from_payload
 from conformance.codecs.gemini.tables import BLOCKED_PROMPT, FINISH_REASONS, NUMERIC_FINISH_REASONS, UNKNOWN_FINISH
-from conformance.model import AssistantMessage, ProviderError, Usage
+from conformance.jsonvalue import MAX_DEPTH, depth
+from conformance.model import AssistantMessage, ProviderError, ServerToolBlock, Usage
 
 _TextKind = Literal["text", "thinking"]
 
+SERVER_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
+"""Part kinds that hold work Google's own tools did: each is a `server_tool` block."""
+
 UNSUPPORTED_PARTS = frozenset(
     {
-        "executableCode",
-        "codeExecutionResult",
-        "toolCall",
-        "toolResponse",
         "inlineData",
         "fileData",
         "functionResponse",
     }
 )
-"""Part kinds with no canonical block (server-side tools, generated media)."""
+"""Part kinds with no canonical block (generated media, a function response in a model turn)."""
 
 
 def _int(value: Any) -> int:
@@ -134,6 +137,13 @@ class ResponseReader:
             )
             self.builder.close(key)
             return
+        server = next((k for k in SERVER_PARTS if isinstance(part.get(k), dict)), None)
+        if server is not None and "text" not in part and depth(part) <= MAX_DEPTH:
+            self._run = None
+            key = self._new_key()
+            self.builder.server_tool(key, server_block(server, part))
+            self.builder.close(key)
+            return
         if "text" not in part and (other := sorted(set(part) & UNSUPPORTED_PARTS)):
             self._run = None
             self.unsupported_parts.extend(other)
@@ -162,6 +172,20 @@ class ResponseReader:
         elif self._blocked is not None:
             self.builder.set_stop(self._blocked, BLOCKED_PROMPT)
         return self.builder.build()
+
+
+def server_block(kind: str, part: dict[str, Any]) -> ServerToolBlock:
+    """A server-side part as a `server_tool` block: `name` the part kind, `id` its `id` (a
+    `toolResponse` answers the `toolCall` of the same id), `status` a code result's `outcome`."""
+    inner = part[kind]
+    ident, outcome = inner.get("id"), inner.get("outcome")
+    return ServerToolBlock(
+        dialect="gemini",
+        name=kind,
+        id=ident if isinstance(ident, str) else None,
+        status=outcome if isinstance(outcome, str) else None,
+        data=dict(part),
+    )
 
 
 def _first_candidate(candidates: Any) -> dict[str, Any] | None:
