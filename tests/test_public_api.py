@@ -201,6 +201,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "FeatureRow",
         "Matrix",
         "Provenance",
+        "RealBacking",
         "SCHEMA_VERSION",
         "ScenarioResult",
         "VERDICTS",
