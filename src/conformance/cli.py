@@ -85,12 +85,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = out if out.is_absolute() else root / out
     matrix.save(out / "matrix.json")
     console.print(MatrixTable(matrix))
+    if args.show_diff:
+        _print_failures(console, matrix)
     console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
     if args.html:
         from conformance.report.html import write_html
 
         console.print(f"wrote {ctx.rel(write_html(matrix, out))}")
     return 1 if matrix.failed() else 0
+
+
+def _print_failures(console: Console, matrix: Any) -> None:
+    """Each failing or erroring scenario with its typed differences (and a crash's traceback)."""
+    from conformance.compare import render_diff
+
+    for cell in matrix.cells:
+        for res in cell.results:
+            if res.verdict not in ("fail", "error"):
+                continue
+            kind = f" ({res.fail_kind})" if res.fail_kind else ""
+            lines = [f"{res.scenario}[{res.provider}] {res.verdict}{kind}: {res.reason}"]
+            if res.diff:
+                lines.append(render_diff(res.diff))
+            if res.traceback:
+                lines.append(res.traceback)
+            console.print(Text("\n".join(lines) + "\n"), highlight=False)
 
 
 # decode / encode -----------------------------------------------------------------------------------
@@ -185,6 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")
+    p.add_argument(
+        "--show-diff",
+        "-v",
+        action="store_true",
+        help="print each failing scenario's typed differences (expected → actual by contract path) after the matrix",
+    )
     p.add_argument(
         "--jobs",
         "-j",
