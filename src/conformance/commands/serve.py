@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"conformance emulator on http://{args.host}:{port} — base URLs:")
     for name, url in base_urls(args.host, port, sorted(server.catalog.by_provider)).items():
         print(f"  {name}: {url}")
+    print(f"one scenario's cassette only: http://{args.host}:{port}/s/<scenario id>/<provider>/… (same paths)")
     print("per-request faults: header x-conformance-fault (e.g. '429;retry-after=30'). Ctrl-C stops.", flush=True)
     try:
         server.serve_forever()

@@ -1,7 +1,11 @@
 """A loopback HTTP server that answers like each provider, from cassettes.
 
-Requests go to `http://127.0.0.1:PORT/<provider><base path>/…` (the printed base URLs); the
-provider's recorded interaction whose method, path and JSON body match is played back, streamed
+Requests go to `http://127.0.0.1:PORT/<provider><base path>/…` (the printed base URLs), or, scoped
+to one scenario, to `http://127.0.0.1:PORT/s/<scenario id>/<provider><base path>/…`
+(`scenario_base_url`): then only that scenario's cassette answers, so one shared emulator serves
+scenarios whose cassettes hold the same request (`error_auth`, `error_server`, the retries) right
+in any order and in parallel. The provider's recorded interaction whose method, path and JSON body
+match is played back, streamed
 in chunks (with an optional delay), and faults can be injected per request with the
 `x-conformance-fault` header or for the whole server. A request that matches nothing is a 404
 whose body names the nearest recorded request. Serving is interaction by interaction: the first
@@ -79,7 +83,7 @@ class Catalog:
                     )
         return catalog
 
-    def match(self, provider: str, route: str, body: Any) -> Recorded | str:
+    def match(self, provider: str, route: str, body: Any, scenario: str | None = None) -> Recorded | str:
         """The first matching interaction not yet served (all served: they start over), or why none.
 
         Bodies match as the provider reads them (`replay.matchers.body_findings`: no `fail` finding
@@ -89,12 +93,15 @@ class Catalog:
         candidates = [
             r
             for r in self.by_provider.get(provider, [])
-            if r.path == route and (r.body == body or not failing(body_findings(profile, r.body, body)))
+            if (scenario is None or r.cassette.stem == scenario)
+            and r.path == route
+            and (r.body == body or not failing(body_findings(profile, r.body, body)))
         ]
         if not candidates:
             same_path = [r for r in self.by_provider.get(provider, []) if r.path == route]
             nearest = same_path[0].cassette.name if same_path else "none on this path"
-            return f"no recorded {provider} request matches {route} with this body (nearest: {nearest})"
+            scope = f" in scenario {scenario}'s cassette" if scenario is not None else ""
+            return f"no recorded {provider} request matches {route}{scope} with this body (nearest: {nearest})"
         with self.lock:
             for rec in candidates:
                 key = (rec.cassette, rec.index)
@@ -179,10 +186,10 @@ class Emulator:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
-        provider, _, rest = request.path.lstrip("/").partition("/")
+        scenario, provider, rest = split_path(request.path)
         found: Recorded | None = None
         try:
-            status, headers, chunks, found = self._answer(request, provider, rest, body)
+            status, headers, chunks, found = self._answer(request, provider, rest, body, scenario)
         except InputError as exc:  # a malformed fault header
             status, headers, chunks = 400, {"content-type": "application/json"}, [_error(str(exc))]
         if self.log is not None:
@@ -201,7 +208,7 @@ class Emulator:
         return response
 
     def _answer(
-        self, request: web.Request, provider: str, rest: str, body: bytes
+        self, request: web.Request, provider: str, rest: str, body: bytes, scenario: str | None = None
     ) -> tuple[int, dict[str, str], list[bytes], Recorded | None]:
         json_type = {"content-type": "application/json"}
         if provider not in self.catalog.by_provider:
@@ -212,13 +219,33 @@ class Emulator:
         fault = self._fault(request)
         if fault is not None and (error := fault.error_response(dialect)) is not None:
             return error[0], error[1], [error[2]], None
-        found = self.catalog.match(provider, route, _json(body))
+        found = self.catalog.match(provider, route, _json(body), scenario)
         if isinstance(found, str):
             return 404, json_type, [_error(found)], None
         response = found.interaction.response
         payload = response.body if fault is None else fault.shape_stream(response.body, dialect)
         chunks = (fault or Fault("none")).chunks(payload, self.settings.chunk_size)
         return response.status, response.flat_headers(), chunks, found
+
+
+SCOPE = "s"
+"""The first path segment of a scenario-scoped URL: `/s/<scenario id>/<provider>/…`."""
+
+
+def split_path(path: str) -> tuple[str | None, str, str]:
+    """(scenario or None, provider, the rest) of a request path, scoped or not."""
+    head, _, rest = path.lstrip("/").partition("/")
+    if head == SCOPE:
+        scenario, _, rest = rest.partition("/")
+        provider, _, rest = rest.partition("/")
+        return scenario or None, provider, rest
+    return None, head, rest
+
+
+def scenario_base_url(host: str, port: int, scenario: str, provider: str) -> str:
+    """The base URL that answers for `provider` from `scenario`'s cassette alone."""
+    path = urlsplit(get_profile(provider).base_url).path.rstrip("/")
+    return f"http://{host}:{port}/{SCOPE}/{scenario}/{provider}{path}"
 
 
 def _error(message: str) -> bytes:
