@@ -14,7 +14,8 @@ const PROVIDERS = {
   groq: { api: "openai-completions", provider: "groq", baseUrl: "https://api.groq.com/openai/v1" },
   deepseek: { api: "openai-completions", provider: "deepseek", baseUrl: "https://api.deepseek.com" },
   fireworks: { api: "openai-completions", provider: "fireworks", baseUrl: "https://api.fireworks.ai/inference/v1" },
-  anthropic: { api: "anthropic-messages", provider: "anthropic", baseUrl: "https://api.anthropic.com" },
+  // the Anthropic SDK pi-ai uses appends /v1/messages itself: its base URL has no version
+  anthropic: { api: "anthropic-messages", provider: "anthropic", baseUrl: "https://api.anthropic.com", unversioned: true },
   gemini: { api: "google-generative-ai", provider: "google", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
 };
 
@@ -24,7 +25,8 @@ function model(provider, id, baseUrl, reasoning = false) {
   const p = PROVIDERS[provider];
   if (!p) throw new Error(`pi-ai adapter: provider ${provider} is not one it drives`);
   return {
-    id: id ?? "model", name: id ?? "model", api: p.api, provider: p.provider, baseUrl: baseUrl ?? p.baseUrl,
+    id: id ?? "model", name: id ?? "model", api: p.api, provider: p.provider,
+    baseUrl: baseUrl === undefined ? p.baseUrl : p.unversioned ? baseUrl.replace(/\/v1\/?$/, "") : baseUrl,
     reasoning, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow: 1_000_000, maxTokens: 32_000,
   };

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "examples" / "typescript"
 ADAPTERS = ("pi_ai.mjs", "ai_sdk.mjs")
 
-pytestmark = pytest.mark.skipif(
+needs_node = pytest.mark.skipif(
     shutil.which("node") is None or not (TS / "node_modules").is_dir(),
     reason="needs node and the TypeScript libraries: (cd examples/typescript && npm ci)",
 )
@@ -52,6 +52,7 @@ def _decode_params(provider: str, scenario: str) -> dict[str, Any]:
     }
 
 
+@needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_handshake_declares_the_library(adapter: str) -> None:
     (answer,) = _exchange(adapter, [{"method": "handshake", "params": {"protocol": 1}}])
@@ -67,6 +68,7 @@ def test_handshake_declares_the_library(adapter: str) -> None:
     assert {"openai", "anthropic"} <= set(result["providers"])
 
 
+@needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
@@ -77,6 +79,7 @@ def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
     assert (call["name"], call["arguments"]) == ("get_weather", {"city": "Tokyo", "unit": "celsius"})
 
 
+@needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_unknown_method_is_an_error_answer(adapter: str) -> None:
     (answer,) = _exchange(adapter, [{"method": "transcripts", "params": {}}])
@@ -92,6 +95,7 @@ def _counts_script() -> ModuleType:
     return module
 
 
+@needs_node
 @pytest.mark.parametrize("label", ["pi-ai", "pi-ai (decode only)", "ai-sdk", "ai-sdk (decode only)"])
 def test_the_documented_counts_are_reproduced(label: str) -> None:
     counts = _counts_script()
@@ -101,3 +105,12 @@ def test_the_documented_counts_are_reproduced(label: str) -> None:
             f"docs/runtimes.md's TypeScript counts for {label} drifted; `python scripts/typescript_counts.py "
             "--write` rewrites the table — then read the changed cells and update their classification"
         )
+
+
+def test_the_libraries_are_pinned_exactly() -> None:
+    """package.json names exact versions, the ones package-lock.json installs (the counts are for them)."""
+    wanted = json.loads((TS / "package.json").read_text())["dependencies"]
+    locked = json.loads((TS / "package-lock.json").read_text())["packages"]
+    for name, version in wanted.items():
+        assert version[0].isdigit(), f"{name}: {version} is a range; pin an exact version"
+        assert locked[f"node_modules/{name}"]["version"] == version, f"{name}: package-lock.json differs"
