@@ -82,8 +82,14 @@ function call(conversation) {
   };
 }
 
+// Gemini's thoughtSignature, which @ai-sdk/google keeps in a part's provider metadata
+const thoughtSignature = (p) => Object.values(p.providerMetadata ?? {}).find((m) => m?.thoughtSignature)?.thoughtSignature;
+
 function part(p) {
-  if (p.type === "text") return p.text === "" ? null : { type: "text", text: p.text };
+  if (p.type === "text") {
+    const sig = thoughtSignature(p);
+    return p.text === "" && !sig ? null : { type: "text", text: p.text, ...(sig ? { signature: sig } : {}) };
+  }
   if (p.type === "reasoning") {
     const sig = p.providerMetadata?.anthropic?.signature;
     const redacted = p.providerMetadata?.anthropic?.redactedData;
@@ -91,8 +97,9 @@ function part(p) {
   }
   // a call the provider ran itself (providerExecuted) is no client tool call; the SDK keeps no wire item for it
   if (p.type === "tool-call" && !p.providerExecuted) {
-    if (typeof p.input === "string") return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: {}, raw_arguments: p.input };
-    return { type: "tool_call", id: p.toolCallId, name: p.toolName, arguments: p.input ?? {} };
+    const sig = thoughtSignature(p);
+    const args = typeof p.input === "string" ? { arguments: {}, raw_arguments: p.input } : { arguments: p.input ?? {} };
+    return { type: "tool_call", id: p.toolCallId, name: p.toolName, ...args, ...(sig ? { signature: sig } : {}) };
   }
   return null;
 }
@@ -112,7 +119,8 @@ function message(provider, { content, finishReason, rawFinishReason, usage: u, r
   return {
     role: "assistant",
     content: (content ?? []).map(part).filter(Boolean),
-    stop_reason: STOP[finishReason] ?? finishReason,
+    // `other` (a reason the SDK does not know) has no normalized stop reason
+    ...(STOP[finishReason] ? { stop_reason: STOP[finishReason] } : {}),
     ...(rawFinishReason !== undefined ? { raw_stop_reason: rawFinishReason } : {}),
     ...(usage(u) ? { usage: usage(u) } : {}),
     provider,
@@ -162,8 +170,11 @@ async function run(provider, conversation, opts) {
   let reasoning = null;
   for await (const p of result.fullStream) {
     if (p.type === "error") failure ??= p.error;
-    if (p.type === "text-start") parts.push((text = { type: "text", text: "" }));
-    if (p.type === "text-delta" && text) text.text += p.text;
+    if (p.type === "text-start") parts.push((text = { type: "text", text: "", providerMetadata: p.providerMetadata }));
+    if ((p.type === "text-delta" || p.type === "text-end") && text) {
+      if (p.type === "text-delta") text.text += p.text;
+      if (p.providerMetadata) text.providerMetadata = { ...text.providerMetadata, ...p.providerMetadata };
+    }
     if (p.type === "reasoning-start") parts.push((reasoning = { type: "reasoning", text: "", providerMetadata: p.providerMetadata }));
     if (p.type === "reasoning-delta" && reasoning) {
       reasoning.text += p.text;
