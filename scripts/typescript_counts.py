@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TS = ROOT / "examples" / "typescript"
 DOC = ROOT / "docs" / "runtimes.md"
 BEGIN, END = "<!-- typescript-counts:begin -->", "<!-- typescript-counts:end -->"
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "anthropic", "gemini")
 COLUMNS = ("pass", "fail", "error", "not_offered", "skipped", "unsupported", "missing")
 
 
