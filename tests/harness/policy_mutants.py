@@ -1,6 +1,6 @@
 """Mutant runtimes for the retry-policy boundary rows: the reference turn loop with one realistic
 policy bug each (a constant back-off, one attempt too many, a 400 retried, a long hint waited out,
-keys rotated on overload). Each bug is planted by swapping the loop's decision function or its
+keys rotated on overload, a proxy's `tool_type` rejection not retried in Gemini's shapes). Each bug is planted by swapping the loop's decision function or its
 settings for the length of one turn."""
 
 from __future__ import annotations
@@ -111,3 +111,25 @@ class RotatesOnOverload(ReferenceRuntime):
 
         with _deciding(wrap):
             return super().turn(request)
+
+
+class _Shapes(ReferenceRuntime):
+    shapes: tuple[str, ...] = ()
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with mock.patch.object(turn, "TOOL_SHAPES", self.shapes):
+            return super().turn(request)
+
+
+class NoToolTypeRetry(_Shapes):
+    """Returns a proxy's `tool_type` 400 as it is: tools are only ever declared OpenAI-style."""
+
+    name = "mutant-no-tool-type-retry"
+    shapes = ("function",)
+
+
+class SnakeCaseDeclarationsOnly(_Shapes):
+    """Falls back to `function_declarations` but never to `functionDeclarations`."""
+
+    name = "mutant-snake-case-declarations-only"
+    shapes = ("function", "function_declarations")

@@ -45,9 +45,10 @@ Action = Literal[
     "send", "wait", "compress", "compact", "trim", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
 ]
 
-TOOL_SHAPES: tuple[str, ...] = ("openai", "function_declarations", "functionDeclarations")
+TOOL_SHAPES: tuple[str, ...] = ("function", "function_declarations", "functionDeclarations")
 """How tools are declared to a Gemini-compatible proxy, tried in order when it rejects the previous
-shape: the dialect's own, then Gemini's native `function_declarations`, then `functionDeclarations`."""
+shape: the dialect's own (`function`: `{"type": "function", "function": {...}}`), then Gemini's native
+`function_declarations`, then `functionDeclarations`."""
 TOOL_SHAPE_ERRORS = re.compile(r"tool_type|one_of|oneof", re.IGNORECASE)
 """Error messages of proxies that reject OpenAI-style tool declarations."""
 
@@ -55,7 +56,7 @@ TOOL_SHAPE_ERRORS = re.compile(r"tool_type|one_of|oneof", re.IGNORECASE)
 def reshape_tools(body: dict[str, Any], shape: str) -> dict[str, Any]:
     """`tools` of an OpenAI-style body re-declared in a Gemini shape (a new body)."""
     tools = body.get("tools")
-    if shape == "openai" or not isinstance(tools, list):
+    if shape == TOOL_SHAPES[0] or not isinstance(tools, list):
         return body
     declarations = [
         {k: v for k, v in t["function"].items() if k in ("name", "description", "parameters")}
@@ -123,7 +124,7 @@ async def _send(
     profile: ProviderProfile,
     key: str | None,
     *,
-    tool_shape: str = "openai",
+    tool_shape: str = TOOL_SHAPES[0],
     continuation_without_tools: bool = False,
 ) -> tuple[int | None, Outcome]:
     wire = ReferenceRuntime().wire_request(conv, profile)
