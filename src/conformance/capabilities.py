@@ -174,6 +174,10 @@ class ProviderProfile(BaseModel):
     """`oneOf` is sent as `anyOf` and `allOf` is merged into one schema."""
     payload_too_large_statuses: tuple[int, ...] = (413,)
     """HTTP statuses that mean the request was too large when the error reads as an invalid request."""
+    failed_generation_messages: tuple[str, ...] = ()
+    """Texts of a 400 that report the model's failed generation rather than a bad request (Cerebras:
+    a generated call to a tool that is not in `tools`): the same request may succeed when sent
+    again, so the turn loop retries it as a server error (with back-off) instead of giving up."""
 
     matrix_column: bool = True
     """Gets a column in the bundled matrix (the generic OpenAI-compatible profile does not)."""
@@ -559,6 +563,8 @@ for _p in (
         reasoning_fields=("reasoning",),
         think_tags=True,
         send_reasoning_back=False,
+        # Qwen models on Cerebras: "Failed to generate tool call. Tool is not present in the tools list."
+        failed_generation_messages=("Tool is not present in the tools list",),
     ),
     ProviderProfile(
         name="huggingface",

@@ -133,3 +133,47 @@ class SnakeCaseDeclarationsOnly(_Shapes):
 
     name = "mutant-snake-case-declarations-only"
     shapes = ("function", "function_declarations")
+
+
+class FailedGenerationIsFinal(ReferenceRuntime):
+    """Takes Cerebras's "Tool is not present in the tools list" 400 for a bad request and gives up."""
+
+    name = "mutant-failed-generation-final"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with mock.patch.object(turn, "failed_generation", return_value=False):
+            return super().turn(request)
+
+
+class CompressesAgain(ReferenceRuntime):
+    """Forgets that it already compressed: every payload rejection compresses and retries again."""
+
+    name = "mutant-compresses-again"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        def wrap(decide: Decide) -> Decide:
+            def decide_uncompressed(*args: Any, **kw: Any) -> retry.Decision:
+                return decide(*args, **{**kw, "compressed": False})
+
+            return decide_uncompressed
+
+        with _deciding(wrap):
+            return super().turn(request)
+
+
+class CompressesEveryBadRequest(ReferenceRuntime):
+    """Takes any 400 for an oversized payload: compresses tool results and retries."""
+
+    name = "mutant-compresses-every-400"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        def wrap(decide: Decide) -> Decide:
+            def decide_compressing(error: ProviderError, *args: Any, **kw: Any) -> retry.Decision:
+                if error.kind == "invalid_request" and not kw.get("compressed"):
+                    return retry.CompressAndRetry("any 400: compress")
+                return decide(error, *args, **kw)
+
+            return decide_compressing
+
+        with _deciding(wrap):
+            return super().turn(request)

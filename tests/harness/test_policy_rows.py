@@ -14,7 +14,7 @@ from conformance.scenarios import Scenario, load_scenarios
 from tests.harness import policy_mutants
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDERS = ["openai", "anthropic", "gemini", "openrouter", "ollama", "openai-compatible"]
+PROVIDERS = ["openai", "anthropic", "gemini", "openrouter", "ollama", "cerebras", "openai-compatible"]
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +39,23 @@ def reference(turn_rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult
 RED_ROWS = {
     policy_mutants.ConstantBackoff: {"retry_backoff_growth"},
     policy_mutants.OneAttemptTooMany: {"retry_attempt_cap"},
-    # what the policy gives up on, retried: the 400, and the hint longer than max_wait_s
-    policy_mutants.RetriesInvalidRequests: {"retry_never_invalid_request", "retry_hint_over_max_wait"},
+    # what the policy gives up on, retried: the 400s, the hint longer than max_wait_s, a second rejection
+    policy_mutants.RetriesInvalidRequests: {
+        "retry_never_invalid_request",
+        "retry_hint_over_max_wait",
+        "retry_compress_once",
+        "retry_compress_only_raw_error",
+    },
     policy_mutants.WaitsOutLongHints: {"retry_hint_over_max_wait"},
     policy_mutants.RotatesOnOverload: {"retry_overloaded_same_key"},
     # seed 001: a proxy's tool_type 400, retried with function_declarations, then functionDeclarations
     policy_mutants.NoToolTypeRetry: {"proxy_tool_type"},
     policy_mutants.SnakeCaseDeclarationsOnly: {"proxy_tool_type"},
+    # seed 003: Cerebras/Qwen's "Tool is not present in the tools list" 400 is sent again
+    policy_mutants.FailedGenerationIsFinal: {"retry_failed_tool_generation"},
+    # seed 003: compress at most once, and only on the opaque raw ERROR (or a 413, a context overflow)
+    policy_mutants.CompressesAgain: {"retry_compress_once"},
+    policy_mutants.CompressesEveryBadRequest: {"retry_compress_only_raw_error"},
 }
 
 

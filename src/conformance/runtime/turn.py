@@ -66,6 +66,11 @@ def reshape_tools(body: dict[str, Any], shape: str) -> dict[str, Any]:
     return {**body, "tools": [{shape: declarations}]}
 
 
+def failed_generation(error: ProviderError, profile: ProviderProfile) -> bool:
+    """Whether a 400 reports the model's failed generation (the profile's `failed_generation_messages`)."""
+    return any(text in error.message for text in profile.failed_generation_messages)
+
+
 def without_tools(body: dict[str, Any]) -> dict[str, Any]:
     """A tool-result continuation for proxies that reject tools there: no tools, `tool_choice: none`."""
     out = {k: v for k, v in body.items() if k != "tools"}
@@ -349,6 +354,8 @@ async def run_turn(
                 continue
             if error.status in profile.payload_too_large_statuses and error.kind == "invalid_request":
                 error = error.model_copy(update={"kind": "payload_too_large"})  # the profile says so
+            if error.kind == "invalid_request" and failed_generation(error, profile):
+                error = error.model_copy(update={"kind": "server"})  # the model's failure: sent again
             decision = decide(
                 error,
                 turn.attempt,
