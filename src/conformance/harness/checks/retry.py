@@ -10,8 +10,9 @@ instantly. What is judged is what the harness observes, never the runtime's own 
   profile an attempt uses — which key each carried;
 - `waits`: every wait on the clock. A wait the provider asked for (`kind: rate_limited`, from
   `Retry-After` or `RetryInfo`) must last at least the hint and at most the hint plus
-  `max(1 s, 25 %)`; a back-off wait must lie within a quarter and four times the scenario's value
-  (or the narrower `expected.backoff_band` a scenario sets);
+  `max(1 s, 25 %)`; a back-off wait must lie within a quarter and four times the scenario's value,
+  and where the scenario sets `expected.backoff_growth`, be at least that many times the back-off
+  wait before it (a quarter-to-four-times band alone passes a constant back-off);
 - the final outcome: the message, or the typed error and the partial message kept.
 
 The scenario's `expected.trace` (the reference loop's vocabulary: `send`, `wait`, `rotate`, …)
@@ -96,38 +97,34 @@ def _key_index(request: LoggedRequest, keys: list[str]) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
-BACKOFF_BAND = (0.25, 4.0)
-"""A back-off wait may lie between these multiples of the scenario's value (a runtime keeps its own
-scale); a scenario narrows it with `expected.backoff_band` where the default cannot tell a constant
-back-off from a growing one (retry_backoff_growth)."""
+def backoff_growth(expected: dict[str, Any], where: str) -> float | None:
+    """The scenario's `expected.backoff_growth`: the least ratio between one back-off wait and the
+    one before (None: not judged)."""
+    growth = expected.get("backoff_growth")
+    if growth is None:
+        return None
+    if not isinstance(growth, int | float) or isinstance(growth, bool) or growth <= 1:
+        raise ScenarioError("expected.backoff_growth must be a number above 1", where=where)
+    return float(growth)
 
 
-def backoff_band(expected: dict[str, Any], where: str) -> tuple[float, float]:
-    """The scenario's `expected.backoff_band` ([low, high] multiples), or `BACKOFF_BAND`."""
-    band = expected.get("backoff_band")
-    if band is None:
-        return BACKOFF_BAND
-    if not (isinstance(band, list) and len(band) == 2 and all(isinstance(x, int | float) for x in band)):
-        raise ScenarioError("expected.backoff_band must be [low, high] multiples", where=where)
-    low, high = float(band[0]), float(band[1])
-    if not 0 < low <= 1 <= high:
-        raise ScenarioError("expected.backoff_band must hold 1: 0 < low <= 1 <= high", where=where)
-    return low, high
-
-
-def wait_bounds(
-    want: float, kind: str | None, tolerance: float = 0.0, band: tuple[float, float] = BACKOFF_BAND
-) -> tuple[float, float]:
+def wait_bounds(want: float, kind: str | None, tolerance: float = 0.0) -> tuple[float, float]:
     """The acceptable range of a wait the scenario expects to last `want` seconds."""
-    low, high = (want, want + max(1.0, 0.25 * want)) if kind in HINTED else (want * band[0], want * band[1])
+    low, high = (want, want + max(1.0, 0.25 * want)) if kind in HINTED else (want / 4, want * 4)
     return max(low - tolerance, 0.0), high + tolerance
 
 
 def wait_problems(
-    actual: list[float], expected: list[tuple[float, str | None]], band: tuple[float, float] = BACKOFF_BAND
+    actual: list[float], expected: list[tuple[float, str | None]], growth: float | None = None
 ) -> list[DiffEntry]:
-    """Each wait against its bound; a missing or extra wait is a difference too."""
+    """Each wait against its bound; a missing or extra wait is a difference too. With `growth`, each
+    back-off wait must also be at least `growth` times the back-off wait before it.
+
+    The bound of a back-off wait (a quarter to four times the scenario's value) lets a runtime keep
+    its own scale and jitter, but over a few waits it cannot tell a constant back-off from a growing
+    one: a constant 2 s lies within [0.25, 4], [0.5, 8] and [1, 16]. The ratio can, at any scale."""
     out: list[DiffEntry] = []
+    previous: float | None = None
     for i in range(max(len(actual), len(expected))):
         path = f"waits[{i}]"
         if i >= len(actual):
@@ -137,10 +134,16 @@ def wait_problems(
             out.append(DiffEntry(path=path, change="added", actual=actual[i]))
             continue
         want, kind = expected[i]
-        low, high = wait_bounds(want, kind, band=band)
+        low, high = wait_bounds(want, kind)
         if not low - 1e-6 <= actual[i] <= high + 1e-6:
             bound = f"[{low:g}, {high:g}] s ({'the provider asked for' if kind in HINTED else 'back-off'} {want:g} s)"
             out.append(DiffEntry(path=path, change="changed", expected=bound, actual=actual[i]))
+        elif growth is not None and kind not in HINTED:
+            if previous is not None and actual[i] < growth * previous - 1e-6:
+                floor = f">= {growth * previous:g} s (a back-off growing at least {growth:g}x the previous {previous:g} s)"
+                out.append(DiffEntry(path=path, change="changed", expected=floor, actual=actual[i]))
+        if kind not in HINTED:
+            previous = actual[i]
     return out
 
 
@@ -157,7 +160,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     settings = dict(scenario.spec.input.get("runtime", {}))
     conversation = scenario.conversation(provider)
     parse_conversation(conversation, where=f"{scenario.path}: input")
-    band = backoff_band(dict(scenario.expected_for(provider) or {}), str(scenario.path))
+    growth = backoff_growth(dict(scenario.expected_for(provider) or {}), str(scenario.path))
     try:
         expected, waits = observable(dict(scenario.expected_for(provider) or {}))
     except (ValueError, KeyError, TypeError) as exc:
@@ -190,7 +193,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     focus = focus_of(scenario)
     expected, actual = outcome_kind(expected, focus), outcome_kind(actual, focus)
     verdict = judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel, evidence=evidence)
-    problems = wait_problems(clock.sleeps, waits, band)
+    problems = wait_problems(clock.sleeps, waits, growth)
     if not problems:
         return verdict
     entries = [*verdict.diff, *problems]
@@ -263,7 +266,7 @@ def judge_request_log(
     for i, (gap, want) in enumerate(zip(gaps, _gaps_expected(raw.get("trace", [])), strict=False)):
         if want is None:
             continue
-        low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S, backoff_band(raw, str(scenario.path)))
+        low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S)
         if not low <= gap <= high:
             problems.append(
                 DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap)
