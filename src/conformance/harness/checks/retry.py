@@ -138,10 +138,11 @@ def wait_problems(
         if not low - 1e-6 <= actual[i] <= high + 1e-6:
             bound = f"[{low:g}, {high:g}] s ({'the provider asked for' if kind in HINTED else 'back-off'} {want:g} s)"
             out.append(DiffEntry(path=path, change="changed", expected=bound, actual=actual[i]))
-        elif growth is not None and kind not in HINTED:
-            if previous is not None and actual[i] < growth * previous - 1e-6:
-                floor = f">= {growth * previous:g} s (a back-off growing at least {growth:g}x the previous {previous:g} s)"
-                out.append(DiffEntry(path=path, change="changed", expected=floor, actual=actual[i]))
+        elif (
+            growth is not None and kind not in HINTED and previous is not None and actual[i] < growth * previous - 1e-6
+        ):
+            floor = f">= {growth * previous:g} s (at least {growth:g}x the previous back-off, {previous:g} s)"
+            out.append(DiffEntry(path=path, change="changed", expected=floor, actual=actual[i]))
         if kind not in HINTED:
             previous = actual[i]
     return out
