@@ -22,6 +22,7 @@ from conformance.capabilities import get_profile, matrix_providers, provider_nam
 from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json
 from conformance.runtime.loading import load_runtime
+from conformance.runtime.process import PROGRAM_FAULT
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -51,16 +52,26 @@ def _providers(arg: list[str] | None) -> list[str]:
 
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.harness import HarnessContext, build_matrix, run_all
+    from conformance.harness import HarnessContext
+
+    root = Path(args.root).resolve()
+    scenario_dir = root / "scenarios"
+    runtime, runtime_name = load_runtime(args.runtime, command=args.runtime_cmd, timeout=args.runtime_timeout)
+    try:
+        return _run(args, root, scenario_dir, HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name))
+    finally:
+        close = getattr(runtime, "close", None)
+        if callable(close):
+            close()
+
+
+def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> int:
+    from conformance.harness import build_matrix, run_all
     from conformance.harness.parallel import auto_jobs
     from conformance.report.progress import progress, wanted
     from conformance.report.terminal import MatrixTable
     from conformance.scenarios import load_scenarios
 
-    root = Path(args.root).resolve()
-    scenario_dir = root / "scenarios"
-    runtime, runtime_name = load_runtime(args.runtime)
-    ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name)
     if args.examples:
         ctx.extras["examples"] = args.examples
     scenarios = load_scenarios(scenario_dir, only=args.scenario)
@@ -88,6 +99,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.show_diff:
         _print_failures(console, matrix)
     console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
+    faulted = sum(1 for r in results if PROGRAM_FAULT in r.reason)
+    if faulted:
+        console.print(
+            f"the runtime program failed {faulted} row{'s' if faulted != 1 else ''} (crash, hang or bad output)"
+        )
     if args.html:
         from conformance.report.html import write_html
 
@@ -110,6 +126,21 @@ def _print_failures(console: Console, matrix: Any) -> None:
             if res.traceback:
                 lines.append(res.traceback)
             console.print(Text("\n".join(lines) + "\n"), highlight=False)
+
+
+def _runtime_cmd_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--runtime-cmd",
+        metavar="COMMAND",
+        help="runtime under test as a program speaking the JSON-lines protocol (docs/other-runtimes.md), "
+        'e.g. "node adapter.mjs"',
+    )
+    p.add_argument(
+        "--runtime-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds one call to the --runtime-cmd program may take before it counts as hung (default: 60)",
+    )
 
 
 # decode / encode -----------------------------------------------------------------------------------
@@ -201,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="project root holding scenarios/ and cassettes/ (default: .)")
     p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
+    _runtime_cmd_options(p)
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +43,19 @@ def run_all(
     `jobs` > 1 runs the checks in that many forked workers where the platform forks
     (`harness.parallel`); `on_start` is then not called, as checks start in other processes."""
     pairs = [(scenario, provider) for scenario in scenarios for provider in providers]
+    if getattr(ctx.runtime, "real_time", False):
+        return _run_real_time(pairs, ctx, on_result=on_result, on_start=on_start)
+    return _run_pairs(pairs, ctx, jobs=jobs, on_result=on_result, on_start=on_start)
+
+
+def _run_pairs(
+    pairs: list[tuple[Scenario, str]],
+    ctx: HarnessContext,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+    on_start: Callable[[Scenario, str], None] | None = None,
+    jobs: int = 1,
+) -> list[ScenarioResult]:
     with fewer_collections():
         if jobs > 1 and len(pairs) > 1 and can_fork():
             return run_parallel(pairs, ctx, min(jobs, len(pairs)), on_result=on_result)
@@ -53,6 +68,51 @@ def run_all(
             if on_result is not None:
                 on_result(res)
         return results
+
+
+TIMED_CHECKS = frozenset({"retry"})
+"""Checks whose waits pass in real time when the runtime is another process: run concurrently."""
+
+CONCURRENT_TIMED = 8
+"""At most this many timed checks at once (each with a program of its own)."""
+
+
+def _run_real_time(
+    pairs: list[tuple[Scenario, str]],
+    ctx: HarnessContext,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+    on_start: Callable[[Scenario, str], None] | None = None,
+) -> list[ScenarioResult]:
+    """A runtime whose waits are real (another process): the timed checks run concurrently, each in a
+    thread with a program of its own, so a run with 30 s hints lasts about one hint; the others one
+    after the other in this process meanwhile (no forked workers: their programs would be started
+    from a process whose threads hold the pipes)."""
+    timed = [i for i, (s, _) in enumerate(pairs) if s.check in TIMED_CHECKS]
+    rest = [i for i in range(len(pairs)) if i not in set(timed)]
+    out: dict[int, ScenarioResult] = {}
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        res = run_check(*pairs[i], ctx)
+        with lock:
+            out[i] = res
+            if on_result is not None:
+                on_result(res)
+
+    if not timed:
+        return _run_pairs(pairs, ctx, on_result=on_result, on_start=on_start)
+    with ThreadPoolExecutor(max_workers=min(CONCURRENT_TIMED, len(timed))) as pool:
+        futures = [pool.submit(one, i) for i in timed]
+        others = _run_pairs([pairs[i] for i in rest], ctx, on_result=None, on_start=on_start)
+        for future in futures:
+            future.result()
+    with lock:
+        for i, res in zip(rest, others, strict=True):
+            out[i] = res
+            if on_result is not None:
+                on_result(res)
+    return [out[i] for i in range(len(pairs))]
 
 
 @contextmanager

@@ -11,11 +11,32 @@ from conformance.exceptions import InputError
 from conformance.runtime.protocol import CAPABILITIES, capabilities_of, missing_capabilities
 
 
-def load_runtime(spec: str | None, *, where: str = "--runtime", needs: tuple[str, ...] = ()) -> tuple[Any, str]:
+def load_runtime(
+    spec: str | None,
+    *,
+    where: str = "--runtime",
+    needs: tuple[str, ...] = (),
+    command: str | None = None,
+    timeout: float | None = None,
+) -> tuple[Any, str]:
     """`package.module:factory` → (a runtime instance, its name); None → the reference runtime.
 
     `factory` is called when it is callable (a class or a function), else used as the runtime. It
-    must implement at least one capability, and every capability in `needs`."""
+    must implement at least one capability, and every capability in `needs`. `command` (a program
+    speaking the JSON-lines protocol, `runtime.process`) is used instead of `spec` when given; its
+    name is the handshake's name and version."""
+    if command:
+        from conformance.runtime.process import DEFAULT_TIMEOUT_S, ProcessRuntime
+
+        if spec:
+            raise InputError("give --runtime or --runtime-cmd, not both", where=where)
+        proc = ProcessRuntime(command, timeout=timeout or DEFAULT_TIMEOUT_S)
+        label = f"{proc.name} {proc.version}" if proc.version else proc.name
+        missing = missing_capabilities(proc, needs)
+        if missing:
+            proc.close()
+            raise InputError(f"runtime {label} does not offer {', '.join(f'`{c}`' for c in missing)}", where=where)
+        return proc, label
     if not spec:
         from conformance.runtime.reference import ReferenceRuntime
 

@@ -87,6 +87,9 @@ TRACEBACK_LINES = 60
 
 
 def _traceback(exc: BaseException) -> str:
+    remote = getattr(exc, "remote_traceback", None)  # a runtime in another process sends its own
+    if isinstance(remote, str) and remote:
+        return "\n".join(remote.splitlines()[-TRACEBACK_LINES:])
     try:
         lines = "".join(traceback.format_exception(exc)).splitlines()
     except Exception:  # an exception that cannot even be formatted

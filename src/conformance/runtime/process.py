@@ -1,0 +1,357 @@
+"""A runtime in another process: the runtime protocol over line-delimited JSON on a child's stdin/stdout.
+
+`ProcessRuntime("node adapter.mjs")` is a Python runtime (`runtime.protocol`) whose every capability
+is a call to a program the harness starts, so every check runs unchanged through it. The wire
+protocol (version 1, docs/other-runtimes.md): one JSON object per line; the harness sends
+`{"id", "method", "params"}`, the program answers `{"id", "result"}` or `{"id", "error"}`; the first
+call is `handshake`, the last `shutdown`. stderr is free text, its tail shown on faults.
+
+Request-making capabilities (`turn`, `context` compaction) get a loopback base URL served by a
+`Loopback` (runtime.loopback) that hands each request to the check's transport, so the requests
+the check judges are those the program really sent; waits between them pass in real time and
+are recorded on the check's clock as the gaps the program left.
+
+Faults — the program does not start, exits, prints a line that is not JSON, answers another id,
+declares an unknown capability, or does not answer within `timeout` seconds — raise
+`RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`, the
+process is stopped and the next call starts a fresh one. Each worker process of a parallel run
+(and each thread of concurrent turn checks) gets processes of its own from a pool.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import queue
+import shlex
+import subprocess
+import threading
+from collections import deque
+from typing import Any
+
+from conformance.exceptions import ConformanceError, InputError
+from conformance.runtime.protocol import CAPABILITIES, Declaration, TurnRequest
+
+PROTOCOL = 1
+"""The protocol version this harness speaks."""
+
+DEFAULT_TIMEOUT_S = 60.0
+"""How long one call may take before the program is called hung (`--runtime-timeout`)."""
+
+STDERR_TAIL = 5
+"""Lines of the program's stderr kept for a fault's reason."""
+
+
+PROGRAM_FAULT = "runtime program"
+"""Every fault's reason holds these words (the run's summary counts the rows they failed)."""
+
+
+class RuntimeProcessError(InputError):
+    """The runtime program broke the protocol (crash, hang, non-JSON, wrong id, …): one line with its stderr tail."""
+
+
+class RemoteError(ConformanceError):
+    """The runtime program answered a call with an `error` (it raised): its type, message and traceback."""
+
+    def __init__(self, type_: str, message: str, traceback: str | None) -> None:
+        self.remote_type = type_
+        self.remote_traceback = traceback
+        super().__init__(f"{type_}: {message}" if type_ else message)
+
+
+class _Child:
+    """One started program: a reader thread for stdout (lines into a queue), one for stderr (a tail)."""
+
+    def __init__(self, argv: list[str], timeout: float) -> None:
+        self.timeout = timeout
+        self.stderr: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self._next = 0
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+            )
+        except OSError as exc:
+            raise RuntimeProcessError(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
+        out, err = self.proc.stdout, self.proc.stderr
+        assert out is not None and err is not None
+        threading.Thread(target=self._pump, args=(out, self.lines.put), daemon=True).start()
+        threading.Thread(target=self._pump, args=(err, self.stderr.append), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream: Any, sink: Any) -> None:
+        for line in stream:
+            sink(line.rstrip("\n"))
+        if sink.__name__ == "put":
+            sink(None)  # end of stdout
+
+    def fault(self, reason: str) -> RuntimeProcessError:
+        self.stop()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=1)
+        tail = " | ".join(line.strip() for line in list(self.stderr) if line.strip())
+        return RuntimeProcessError(f"runtime program {reason}" + (f"; stderr: {tail[-400:]}" if tail else ""))
+
+    def call(self, method: str, params: dict[str, Any] | None, timeout: float | None = None) -> Any:
+        self._next += 1
+        ident = self._next
+        line = json.dumps({"id": ident, "method": method, "params": params or {}}, ensure_ascii=False)
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise self.fault(f"exited before `{method}` (exit code {self.proc.poll()})") from None
+        try:
+            answer = self.lines.get(timeout=timeout or self.timeout)
+        except queue.Empty:
+            raise self.fault(f"did not answer `{method}` within {timeout or self.timeout:g} s") from None
+        if answer is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=1)
+            raise self.fault(f"exited during `{method}` (exit code {self.proc.poll()})")
+        try:
+            data = json.loads(answer)
+        except ValueError:
+            raise self.fault(f"printed a line that is not JSON during `{method}`: {answer[:80]!r}") from None
+        if not isinstance(data, dict) or data.get("id") != ident:
+            got = data.get("id") if isinstance(data, dict) else type(data).__name__
+            raise self.fault(f"answered `{method}` (id {ident}) with id {got!r}")
+        if "error" in data:
+            err = data["error"] if isinstance(data["error"], dict) else {"message": str(data["error"])}
+            raise RemoteError(str(err.get("type") or ""), str(err.get("message") or ""), err.get("traceback"))
+        if "result" not in data:
+            raise self.fault(f"answered `{method}` with neither result nor error")
+        return data["result"]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(Exception):
+                self.proc.kill()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.close()
+
+    def close(self) -> None:
+        """`shutdown`, then close stdin and wait a moment; kill if it lingers."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ConformanceError):
+                self.call("shutdown", None, timeout=2)
+            with contextlib.suppress(Exception):
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=2)
+        self.stop()
+
+
+def _check_handshake(child: _Child, data: Any) -> tuple[Declaration, frozenset[str]]:
+    if not isinstance(data, dict):
+        raise child.fault("answered the handshake with something that is not an object")
+    if data.get("protocol") != PROTOCOL:
+        raise child.fault(f"speaks protocol {data.get('protocol')!r}; this harness speaks {PROTOCOL}")
+    caps = data.get("capabilities")
+    if not isinstance(caps, list) or not caps or not all(isinstance(c, str) for c in caps):
+        raise child.fault("declared no capabilities (a non-empty list of names)")
+    unknown = sorted(set(caps) - set(CAPABILITIES))
+    if unknown:
+        raise child.fault(f"declared unknown capabilities {', '.join(unknown)} (known: {', '.join(CAPABILITIES)})")
+    try:
+        declaration = Declaration.from_json(data, default_name="runtime")
+    except (TypeError, ValueError) as exc:
+        raise child.fault(f"sent a handshake that does not read: {exc}") from None
+    return declaration, frozenset(caps)
+
+
+class ProcessPool:
+    """Started programs of one command, for this process: an idle one is reused, a faulted one dropped."""
+
+    def __init__(self, argv: list[str], timeout: float) -> None:
+        self.argv, self.timeout = argv, timeout
+        self._idle: list[_Child] = []
+        self._all: list[_Child] = []
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        self.started = 0
+
+    def _fresh_if_forked(self) -> None:
+        if os.getpid() != self._pid:  # a forked worker: the parent's pipes are not ours to use
+            self._idle, self._all, self._lock, self._pid = [], [], threading.Lock(), os.getpid()
+
+    def start(self) -> tuple[_Child, Any]:
+        child = _Child(self.argv, self.timeout)
+        self.started += 1
+        try:
+            hello = child.call("handshake", {"protocol": PROTOCOL})
+        except RemoteError as exc:
+            raise child.fault(f"refused the handshake: {exc}") from None
+        with self._lock:
+            self._all.append(child)
+        return child, hello
+
+    @contextlib.contextmanager
+    def child(self) -> Any:
+        self._fresh_if_forked()
+        with self._lock:
+            child = self._idle.pop() if self._idle else None
+        if child is None:
+            child, hello = self.start()
+            _check_handshake(child, hello)
+        ok = False
+        try:
+            yield child
+            ok = True
+        except RemoteError:
+            ok = True  # the program answered: it stays usable
+            raise
+        finally:
+            with self._lock:
+                if ok and child.proc.poll() is None:
+                    self._idle.append(child)
+                else:
+                    child.stop()
+                    if child in self._all:
+                        self._all.remove(child)
+
+    def close(self) -> None:
+        self._fresh_if_forked()
+        with self._lock:
+            children, self._idle, self._all = list(self._all), [], []
+        for child in children:
+            child.close()
+
+
+class ProcessRuntime:
+    """The runtime protocol answered by a program (`command`, split like a shell does) over JSON lines."""
+
+    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        argv = shlex.split(command)
+        if not argv:
+            raise RuntimeProcessError("empty runtime command")
+        self.command = command
+        self.real_time = True
+        """Waits pass in real time in the program: checks with waits are worth running concurrently."""
+        self.pool = ProcessPool(argv, timeout)
+        child, hello = self.pool.start()
+        self.declaration, self.capabilities = _check_handshake(child, hello)
+        self.pool._idle.append(child)
+        self.name = self.declaration.name
+        self.version = self.declaration.version
+        for cap, method in CAPABILITIES.items():  # capabilities_of reads the methods a runtime has
+            if cap not in self.capabilities:
+                setattr(self, method, None)
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        with self.pool.child() as child:
+            return child.call(method, params)
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # the capabilities ------------------------------------------------------------------------------
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        return _obj(self.call("encode", {"conversation": conversation, "provider": provider}), "encode")
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        params = {
+            "provider": provider,
+            "status": status,
+            "headers": dict(headers),
+            "chunks": [base64.b64encode(c).decode("ascii") for c in chunks],
+            "stream": stream,
+        }
+        return _obj(self.call("decode", params), "decode")
+
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        params = {"messages": messages, "provider": provider, "model": model, "options": options or {}}
+        return _obj(self.call("repair", params), "repair")
+
+    def load_transcript(self, path: str) -> dict[str, Any]:
+        return _obj(self.call("transcripts", {"path": path}), "transcripts")
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        from conformance.runtime.loopback import Loopback
+
+        with Loopback(request.transport, request.base_url, request.clock) as loop:
+            params = {
+                "provider": request.provider,
+                "conversation": request.conversation,
+                "base_url": loop.base_url,
+                "keys": list(request.keys),
+                "settings": request.settings,
+            }
+            answer = self.call("turn", params)
+        loop.raise_transport_error()
+        return _obj(answer, "turn")
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        if transport is None:
+            return _obj(self.call("context", {"request": request}), "context")
+        from conformance.capabilities import get_profile
+        from conformance.runtime.loopback import Loopback
+
+        profile = get_profile(str(request.get("provider")))
+        with Loopback(transport, profile.base_url, None) as loop:
+            answer = self.call("context", {"request": request, "base_url": loop.base_url})
+        loop.raise_transport_error()
+        return _obj(answer, "context")
+
+    def store_session(self, backend: str, directory: str, options: dict[str, Any] | None = None) -> StoreHandle:
+        return StoreHandle(self, backend, directory, options)
+
+
+class StoreHandle:
+    """A `store` session in the program: `open` gives a handle; `apply`, `tree`, `fsck`, `close` name it."""
+
+    def __init__(self, runtime: ProcessRuntime, backend: str, directory: str, options: dict[str, Any] | None) -> None:
+        self._pool = runtime.pool
+        self._ctx = self._pool.child()
+        self._child: _Child = self._ctx.__enter__()  # the session lives in one process until closed
+        try:
+            opened = self._call({"op": "open", "backend": backend, "directory": directory, "options": options})
+        except BaseException:
+            self._ctx.__exit__(None, None, None)
+            raise
+        self.handle = opened.get("handle") if isinstance(opened, dict) else None
+
+    def _call(self, params: dict[str, Any]) -> Any:
+        return self._child.call("store", params)
+
+    def apply(self, op: dict[str, Any]) -> Any:
+        return self._call({"op": "apply", "handle": self.handle, "operation": op})
+
+    def tree(self) -> Any:
+        return self._call({"op": "tree", "handle": self.handle})
+
+    def fsck(self) -> Any:
+        return self._call({"op": "fsck", "handle": self.handle})
+
+    def close(self) -> None:
+        try:
+            self._call({"op": "close", "handle": self.handle})
+        finally:
+            self._ctx.__exit__(None, None, None)
+
+
+def _obj(value: Any, method: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RuntimeProcessError(f"runtime program answered `{method}` with {type(value).__name__}, not an object")
+    return value
+
+
+__all__ = ["DEFAULT_TIMEOUT_S", "PROGRAM_FAULT", "PROTOCOL", "ProcessRuntime", "RemoteError", "RuntimeProcessError"]

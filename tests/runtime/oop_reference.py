@@ -1,0 +1,161 @@
+"""The reference runtime behind the out-of-process protocol (JSON lines on stdin/stdout): a test fixture.
+
+Run as `python oop_reference.py`; it must earn exactly the in-process reference's verdicts. Requests
+of `turn` and `context` go to the loopback base URL the harness hands over; waits are real.
+`FAULT` (environment) makes it misbehave for the protocol-fault tests."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.reference import ReferenceRuntime
+
+REF = ReferenceRuntime()
+FAULT = os.environ.get("FAULT", "")
+SESSIONS: dict[int, Any] = {}
+
+
+class RealClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        time.sleep(max(seconds, 0.0))
+
+    def sleep_sync(self, seconds: float) -> None:
+        time.sleep(max(seconds, 0.0))
+
+
+class Redirect(httpx.AsyncBaseTransport, httpx.BaseTransport):
+    """Send every request to the harness's loopback origin, path and query kept."""
+
+    def __init__(self, base_url: str) -> None:
+        parts = urlsplit(base_url)
+        self.scheme, self.host, self.port = parts.scheme, parts.hostname or "127.0.0.1", parts.port
+        self.sync, self.aio = httpx.HTTPTransport(), httpx.AsyncHTTPTransport()
+
+    def _move(self, request: httpx.Request) -> httpx.Request:
+        request.url = request.url.copy_with(scheme=self.scheme, host=self.host, port=self.port)
+        return request
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.sync.handle_request(self._move(request))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.aio.handle_async_request(self._move(request))
+
+
+def store(p: dict[str, Any]) -> Any:
+    op = p["op"]
+    if op == "open":
+        handle = len(SESSIONS) + 1
+        SESSIONS[handle] = REF.store_session(p["backend"], p["directory"], p.get("options"))
+        return {"handle": handle}
+    session = SESSIONS[p["handle"]]
+    if op == "apply":
+        return session.apply(p["operation"])
+    if op == "close":
+        SESSIONS.pop(p["handle"]).close()
+        return None
+    return getattr(session, op)()
+
+
+def turn(p: dict[str, Any]) -> Any:
+    from conformance.capabilities import get_profile
+
+    request = TurnRequest(
+        provider=p["provider"],
+        conversation=p["conversation"],
+        transport=Redirect(p["base_url"]),
+        base_url=get_profile(p["provider"]).base_url,
+        keys=p["keys"],
+        clock=RealClock(),
+        settings=p.get("settings") or {},
+    )
+    return REF.turn(request)
+
+
+def context(p: dict[str, Any]) -> Any:
+    return REF.context(p["request"], Redirect(p["base_url"]) if p.get("base_url") else None)
+
+
+METHODS = {
+    "encode": lambda p: REF.encode(p["conversation"], p["provider"]),
+    "decode": lambda p: REF.decode(
+        p["provider"], p["status"], p["headers"], [base64.b64decode(c) for c in p["chunks"]], p["stream"]
+    ),
+    "repair": lambda p: REF.repair(p["messages"], p["provider"], p.get("model"), p.get("options")),
+    "transcripts": lambda p: REF.load_transcript(p["path"]),
+    "turn": turn,
+    "context": context,
+    "store": store,
+}
+
+
+def handshake() -> dict[str, Any]:
+    caps = sorted(METHODS)
+    if FAULT == "unknown-capability":
+        caps.append("teleport")
+    return {
+        "protocol": 1,
+        "name": "reference-oop",
+        "version": "1",
+        "capabilities": caps,
+        "providers": None,
+        "features": None,
+        "not_offered": [],
+        "exposed_fields": None,
+    }
+
+
+def main() -> None:
+    if FAULT == "crash-at-start":
+        print("cannot load the library", file=sys.stderr)
+        sys.exit(3)
+    calls = 0
+    for line in sys.stdin:
+        msg = json.loads(line)
+        method, ident = msg["method"], msg["id"]
+        if method == "shutdown":
+            print(json.dumps({"id": ident, "result": None}), flush=True)
+            return
+        if method == "handshake":
+            print(json.dumps({"id": ident, "result": handshake()}), flush=True)
+            continue
+        calls += 1
+        if FAULT and calls % 3 == 0:
+            print(f"fault {FAULT} on call {calls}", file=sys.stderr, flush=True)
+            if FAULT == "crash":
+                raise RuntimeError("boom mid-run")
+            if FAULT == "exit":
+                sys.exit(0)
+            if FAULT == "hang":
+                time.sleep(3600)
+            if FAULT == "non-json":
+                print("this is not json", flush=True)
+                continue
+            if FAULT == "wrong-id":
+                print(json.dumps({"id": ident + 1000, "result": {}}), flush=True)
+                continue
+        try:
+            answer: dict[str, Any] = {"id": ident, "result": METHODS[method](msg.get("params") or {})}
+        except Exception as exc:
+            answer = {
+                "id": ident,
+                "error": {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()},
+            }
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    main()
