@@ -13,7 +13,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "conformance"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("exceptions", "jsonvalue", "fileio"),
+    ("exceptions", "jsonvalue", "fileio", "data"),
     ("model",),
     ("wire",),
     ("capabilities", "secrets"),

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
+from conformance.data import bundled_root, default_root
 from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json
 from conformance.runtime.loading import load_runtime
@@ -54,7 +55,7 @@ def _providers(arg: list[str] | None) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.harness import HarnessContext
 
-    root = Path(args.root).resolve()
+    root = default_root(args.root)
     scenario_dir = root / "scenarios"
     runtime, runtime_name = load_runtime(args.runtime, command=args.runtime_cmd, timeout=args.runtime_timeout)
     try:
@@ -93,7 +94,8 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
         )
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)
     out = Path(args.out)
-    out = out if out.is_absolute() else root / out
+    # reports go beside the project; with the bundled data (an installed package), in the current folder
+    out = out if out.is_absolute() else (Path.cwd() if root == bundled_root() else root) / out
     matrix.save(out / "matrix.json")
     console.print(MatrixTable(matrix))
     if args.show_diff:
@@ -229,7 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="replay every scenario × provider and print the compatibility matrix")
     p.add_argument("--provider", action="append", help=f"only this provider (repeatable; known: {known})")
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
-    p.add_argument("--root", default=".", help="project root holding scenarios/ and cassettes/ (default: .)")
+    p.add_argument(
+        "--root",
+        default=None,
+        help="project root holding scenarios/ and cassettes/ (default: . with a scenarios/, else the bundled ones)",
+    )
     p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
     _runtime_cmd_options(p)

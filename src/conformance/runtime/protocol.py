@@ -177,6 +177,8 @@ class Declaration:
                 out.append(path)
                 if path.startswith("message."):
                     out.append("partial." + path.removeprefix("message."))
+                elif path.startswith("error."):  # a failed message carries its error too
+                    out += ["partial." + path, "message." + path]
         return tuple(out)
 
     def to_json(self) -> dict[str, Any]:

@@ -1,0 +1,80 @@
+"""The wheel carries the bundled scenarios and cassettes: installed anywhere, `conformance run` in an
+empty folder replays them and writes its reports there."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if build.returncode != 0:
+        pytest.fail(f"building the wheel failed: {build.stderr[-2000:]}")
+    (found,) = out.glob("conformance-*.whl")
+    return found
+
+
+def test_the_wheel_holds_every_scenario_and_cassette(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    scenarios = {n for n in names if n.startswith("conformance/data/scenarios/") and n.endswith(".yaml")}
+    cassettes = {n for n in names if n.startswith("conformance/data/cassettes/") and n.endswith(".yaml")}
+    assert len(scenarios) == len(list((ROOT / "scenarios").rglob("*.yaml")))
+    assert len(cassettes) == len(list((ROOT / "cassettes").rglob("*.yaml")))
+
+
+def test_run_from_the_installed_wheel_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:
+    target, work = tmp_path / "site", tmp_path / "project"
+    work.mkdir()
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
+    subprocess.run(install, check=True, timeout=300, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import conformance; print(conformance.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert where.startswith(str(target))  # the installed copy, not this checkout
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--no-progress",
+            "--provider",
+            "openai",
+            "--provider",
+            "anthropic",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    matrix = json.loads((work / "reports" / "matrix.json").read_text())
+    assert matrix["counts"]["pass"] > 80 and matrix["counts"].get("fail", 0) == 0
+    assert (work / "reports" / "index.html").is_file()
+    assert not (target / "conformance" / "data" / "reports").exists()  # nothing written into the package
