@@ -81,6 +81,9 @@ class ProtocolRuntime:
         if self._process.poll() is None:
             self._call("shutdown", {})
             self._process.wait(timeout=30)
+        for pipe in (self._process.stdin, self._process.stdout):  # never left for the garbage collector
+            if pipe is not None:
+                pipe.close()
 
 
 @dataclass(frozen=True)

@@ -46,14 +46,12 @@ def test_its_reading_of_responses() -> None:
     assert refusal.actual["message"]["stop_reason"] == "content_filter"
 
 
-def test_its_own_requests_are_matched_against_the_cassette() -> None:
-    """With its own request building, every request carries an explicit `"stream": false`, which the
-    recorded requests leave out: the turn never reaches its retry loop."""
+def test_its_own_requests_are_read_as_the_provider_reads_them() -> None:
+    """Its requests carry an explicit `"stream": false` that the recorded requests leave out; OpenAI
+    reads both alike, so the turn reaches its retry loop and waits out the hint."""
     got = rows(pydantic_ai_runtime.make(), {"retry_429_retry_after"}, ["openai"])
     row = got[("retry_429_retry_after", "openai")]
-    assert row.verdict == "fail"
-    assert "request not in cassette" in row.reason
-    assert "stream: false" in row.reason
+    assert row.verdict == "pass", row.reason
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.gemini.tables import DIALECT
 from conformance.exceptions import InputError
 from conformance.model import (
     AssistantMessage,
@@ -87,7 +88,7 @@ def _assistant_parts(
         if isinstance(block, ThinkingBlock):
             if reasoning:
                 parts.append(_signed({"text": block.thinking, "thought": True}, block.signature))
-        elif isinstance(block, ServerToolBlock) and block.dialect == "gemini":
+        elif isinstance(block, ServerToolBlock) and block.dialect == DIALECT:
             parts.append(dict(block.data))  # Google's own tool work goes back as it came, signature included
         elif isinstance(block, RedactedThinkingBlock | ServerToolBlock):
             continue  # opaque data of another provider: Gemini has no part that can carry it

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from conformance.model import ErrorKind, StopReason
 
+DIALECT = "gemini"
+"""The dialect name its server_tool blocks carry (Google's own tool work: code execution, server-side calls)."""
+
 # `candidates[].finishReason` → stop reason. Function calls end with STOP (there is no
 # tool-call reason); the reader turns STOP into `tool_use` when the message holds calls.
 FINISH_REASONS: dict[str, StopReason] = {
