@@ -3,13 +3,16 @@
 Data flow::
 
     scenarios/<topic>/<id>.yaml ──► scenarios.load ──► Scenario ──► harness.run(scenario, provider, runtime under test)
-                                                                      │  each check needs capabilities; a runtime without one: skipped
-    cassettes/<provider>/<id>.yaml ──► replay (cassette transport ────┤  runtime.encode ─► request  (body-matched; diffed for encode checks)
-                     for httpx, vcrpy format; parsed once per run)    │  runtime.decode: wire.sse / wire.ndjson ─► codecs.<dialect> ─► canonical
+                                                                      │  in process, or a program over JSON lines (--runtime-cmd)
+                                                                      │  its declaration: outside it not_offered; no capability: skipped
+    cassettes/<provider>/<id>.yaml ──► replay (cassette transport ────┤  runtime.encode ─► request  (read as the provider reads it:
+                     for httpx, vcrpy format; parsed once per run)    │      codecs.<dialect>.request_reader; findings, not byte equality)
+                                                                      │  runtime.decode: wire.sse / wire.ndjson ─► codecs.<dialect> ─► canonical
                                                                       │  runtime.repair / runtime.turn (requests, keys, waits on a fake clock)
                                                                       │  runtime.load_transcript / store_session / context
                                                                       ▼
-                                  compare (deepdiff, normalized paths) ─► Verdict ─► matrix.json ─► terminal (rich) | HTML report
+                                  compare (deepdiff, the row's focus) ─► Verdict + kind ─► matrix.json ─► terminal (rich) | HTML report
+                                                                                                └─► conformance publish ─► static site
     strategies (hypothesis) ─► pathological transcripts / re-chunked streams ─► the same runtime, judged by properties
 """
 
