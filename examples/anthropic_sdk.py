@@ -24,19 +24,13 @@ import anthropic._base_client as anthropic_base_client
 import httpx2
 
 from conformance.adapters import Httpx2Transport, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
-from conformance.capabilities import get_profile, provider_names
+from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
+from examples._offers import NOT_OFFERED, SDK_EXPOSED, dialect_providers
 from examples._params import messages_params
 
 VERSION = anthropic.__version__
-EXPOSED = frozenset(
-    {"message.raw_stop_reason", "message.usage", "error.status", "error.provider_code", "error.message"}
-) | {"partial"}
-"""The SDK parses `retry-after` for its own retries but exposes no parsed value on its exceptions."""
-NOT_OFFERED = frozenset({"auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"})
-"""What the SDK does not do: one client holds one key (no rotation), a 413 or an overflow is returned, not
-compressed and retried, and it keeps no history to trim, compact or repair for a Gemini proxy."""
 
 _STOP = {
     "end_turn": "stop",
@@ -136,18 +130,9 @@ class AnthropicSdkRuntime:
     declaration = Declaration(
         name=f"anthropic-sdk {anthropic.__version__}",
         version=VERSION,
-        providers=frozenset(p for p in provider_names() if get_profile(p).dialect == "anthropic"),
+        providers=dialect_providers("anthropic"),
         not_offered=NOT_OFFERED,
-        exposed_fields=frozenset(
-            {
-                "message.raw_stop_reason",
-                "message.usage",
-                "error.status",
-                "error.provider_code",
-                "error.message",
-                "partial",
-            }
-        ),
+        exposed_fields=SDK_EXPOSED,
     )
 
     def _check(self, provider: str) -> None:

@@ -27,23 +27,17 @@ import openai._base_client as openai_base_client
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from conformance.adapters import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
-from conformance.capabilities import get_profile, provider_names
+from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
+from examples._offers import NOT_OFFERED, SDK_EXPOSED, dialect_providers
 from examples._params import chat_params
 
 VERSION = openai.__version__
-EXPOSED = frozenset(
-    {"message.raw_stop_reason", "message.usage", "error.status", "error.provider_code", "error.message"}
-) | {"partial"}
-"""The SDK parses `retry-after` for its own retries but exposes no parsed value on its exceptions."""
-NOT_OFFERED = frozenset({"auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"})
-"""What the SDK does not do: one client holds one key (no rotation), a 413 or an overflow is returned, not
-compressed and retried, and it keeps no history to trim, compact or repair for a Gemini proxy."""
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 
-_ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
+ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
     (openai.BadRequestError, "invalid_request"),
     (openai.AuthenticationError, "auth"),
     (openai.PermissionDeniedError, "permission"),
@@ -58,7 +52,7 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
     if isinstance(exc, openai.APITimeoutError):
         return {"kind": "timeout", "message": str(exc)}
     if isinstance(exc, openai.APIStatusError):
-        kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+        kind = next((k for cls, k in ERRORS if isinstance(exc, cls)), "invalid_request")
         body = exc.body if isinstance(exc.body, dict) else {}
         out: dict[str, Any] = {"kind": kind, "status": exc.status_code, "message": str(body.get("message") or exc)}
         if exc.code:
@@ -137,18 +131,9 @@ class OpenAISdkRuntime:
     declaration = Declaration(
         name=f"openai-sdk {openai.__version__}",
         version=VERSION,
-        providers=frozenset(p for p in provider_names() if get_profile(p).dialect == "openai_chat"),
+        providers=dialect_providers("openai_chat"),
         not_offered=NOT_OFFERED,
-        exposed_fields=frozenset(
-            {
-                "message.raw_stop_reason",
-                "message.usage",
-                "error.status",
-                "error.provider_code",
-                "error.message",
-                "partial",
-            }
-        ),
+        exposed_fields=SDK_EXPOSED,
     )
 
     def _check(self, provider: str) -> None:

@@ -50,9 +50,10 @@ from conformance.adapters import (
     sdk_sleeps_on,
     text_of,
 )
-from conformance.capabilities import get_profile, provider_names
+from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
+from examples._offers import NOT_OFFERED, dialect_providers
 
 _STOP = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_call": "tool_use"}
 
@@ -219,9 +220,6 @@ async def _run(
         return failed({"kind": "stream_interrupted", "message": exc.message}, partial)
 
 
-NOT_OFFERED = frozenset({"auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"})
-"""What pydantic-ai's model classes do not do: a model holds one provider client and one key (no rotation), an
-overflow is raised, not compressed and retried, and history processing is the agent's, not the model's."""
 EXPOSED = frozenset(
     {
         "message.raw_stop_reason",
@@ -233,7 +231,7 @@ EXPOSED = frozenset(
         "partial",
     }
 )
-PROVIDERS = frozenset(p for p in provider_names() if get_profile(p).dialect in ("openai_chat", "anthropic", "gemini"))
+PROVIDERS = dialect_providers("openai_chat", "anthropic", "gemini")
 
 
 class PydanticAiRuntime:

@@ -25,16 +25,7 @@ import openai
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from conformance.runtime.protocol import Declaration
-
-_ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
-    (openai.BadRequestError, "invalid_request"),
-    (openai.AuthenticationError, "auth"),
-    (openai.PermissionDeniedError, "permission"),
-    (openai.NotFoundError, "not_found"),
-    (openai.RateLimitError, "rate_limited"),
-    (openai.InternalServerError, "server"),
-]
-"""The SDK's exception classes → normalized error kinds (other statuses have no class of their own)."""
+from examples.openai_sdk import ERRORS  # the SDK's exception classes → error kinds
 
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
 
@@ -100,7 +91,7 @@ class SdkRuntime:
                 return {"message": _message(client.chat.completions.create(model="x", messages=[]))}
             except openai.APIStatusError as exc:  # the SDK's class says what kind of error it is
                 body = exc.body if isinstance(exc.body, dict) else {}
-                kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+                kind = next((k for cls, k in ERRORS if isinstance(exc, cls)), "invalid_request")
                 error = {"kind": kind, "status": exc.status_code, "message": str(body.get("message", ""))}
                 return {"error": error, "partial": None}
 
