@@ -12,6 +12,7 @@ no recorded interaction matches) is answered with status 599 and raised again af
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +25,15 @@ MIN_WAIT_S = 0.3
 """A gap between an answer and the next request shorter than this is the program's own work, not a wait."""
 
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"})
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client closing its kept-alive connection is no error; anything else is printed as usual."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class Loopback:
@@ -50,8 +60,7 @@ class Loopback:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -261,7 +261,8 @@ class ProcessRuntime:
     # the capabilities ------------------------------------------------------------------------------
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
-        return _obj(self.call("encode", {"conversation": conversation, "provider": provider}), "encode")
+        params = {"conversation": _with_model(conversation, provider), "provider": provider}
+        return _obj(self.call("encode", params), "encode")
 
     def decode(
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
@@ -290,7 +291,7 @@ class ProcessRuntime:
         with Loopback(request.transport, request.base_url, request.clock) as loop:
             params = {
                 "provider": request.provider,
-                "conversation": request.conversation,
+                "conversation": _with_model(request.conversation, request.provider),
                 "base_url": loop.base_url,
                 "keys": list(request.keys),
                 "settings": request.settings,
@@ -346,6 +347,16 @@ class StoreHandle:
             self._call({"op": "close", "handle": self.handle})
         finally:
             self._ctx.__exit__(None, None, None)
+
+
+def _with_model(conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The conversation with the model a caller names: the scenario's, else the provider's usual one
+    (the model its cassettes were recorded with), so a program needs no model table of its own."""
+    if conversation.get("model"):
+        return conversation
+    from conformance.capabilities import get_profile
+
+    return {**conversation, "model": get_profile(provider).default_model}
 
 
 def _obj(value: Any, method: str) -> dict[str, Any]:

@@ -1,0 +1,19 @@
+"""A runtime program (protocol v1) whose `encode` answers with the params it was given."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+for line in sys.stdin:
+    call = json.loads(line)
+    if call["method"] == "handshake":
+        result: object = {"protocol": 1, "name": "echo", "version": "0", "capabilities": ["encode"]}
+    elif call["method"] == "encode":
+        result = call["params"]
+    else:
+        result = None
+    sys.stdout.write(json.dumps({"id": call["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+    if call["method"] == "shutdown":
+        break
