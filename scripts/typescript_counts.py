@@ -4,20 +4,18 @@
     python scripts/typescript_counts.py --check    # exit 1 when docs/runtimes.md says otherwise
     python scripts/typescript_counts.py --write    # rewrite the table in docs/runtimes.md
 
-Each adapter of examples/typescript (installed with `npm ci` there) runs as a Node process speaking
-the runtime protocol v1; `ProtocolRuntime` offers the harness its `encode` and `decode` over that
-pipe (the rows judged here), and `DecodeOnly` its reading of responses alone. Cells (provider ×
-feature) as matrix.json counts them, for the versions of examples/typescript/package-lock.json.
-tests/examples/test_typescript.py runs --check.
+Each adapter of examples/typescript (installed with `npm ci` there) runs as `conformance run
+--runtime-cmd "node <adapter>"` runs it: Node processes speaking the runtime protocol v1, judged on
+every capability they declare (`encode`, `decode`, `turn` against the loopback), and, as
+`DecodeOnly`, on their reading of responses alone. Cells (provider × feature) as matrix.json counts
+them, for the versions of examples/typescript/package-lock.json. A run with turns lasts about its
+longest wait (30 s). tests/examples/test_typescript.py runs --check.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
-import itertools
-import json
-import subprocess
+import shlex
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -30,60 +28,6 @@ DOC = ROOT / "docs" / "runtimes.md"
 BEGIN, END = "<!-- typescript-counts:begin -->", "<!-- typescript-counts:end -->"
 PROVIDERS = ("openai", "anthropic", "gemini")
 COLUMNS = ("pass", "fail", "error", "not_offered", "skipped", "unsupported", "missing")
-
-
-class ProtocolRuntime:
-    """A runtime in a Node process, asked over the runtime protocol v1 (one request at a time)."""
-
-    def __init__(self, program: Path) -> None:
-        from conformance.runtime.protocol import Declaration
-
-        self._process = subprocess.Popen(
-            ["node", str(program)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        )
-        self._ids = itertools.count()
-        hello = self._call("handshake", {"protocol": 1})
-        self.name = f"{hello['name']} {hello['version']}"
-        exposed = hello.get("exposed_fields")
-        self.declaration = Declaration(
-            name=hello["name"],
-            version=hello["version"],
-            providers=frozenset(hello["providers"]) if hello.get("providers") else None,
-            not_offered=frozenset(hello.get("not_offered") or ()),
-            exposed_fields=frozenset(exposed) if exposed is not None else None,
-        )
-
-    def _call(self, method: str, params: dict[str, Any]) -> Any:
-        assert self._process.stdin is not None and self._process.stdout is not None
-        request_id = next(self._ids)
-        self._process.stdin.write(json.dumps({"id": request_id, "method": method, "params": params}) + "\n")
-        self._process.stdin.flush()
-        answer = json.loads(self._process.stdout.readline())
-        if answer.get("id") != request_id:
-            raise RuntimeError(f"{self.__class__.__name__}: answer to {answer.get('id')!r}, asked {request_id}")
-        if "error" in answer:
-            raise RuntimeError(answer["error"]["message"])
-        return answer["result"]
-
-    def encode(self, conversation: dict[str, Any], provider: str) -> Any:
-        from conformance.capabilities import get_profile
-
-        # the model a caller names; a scenario without one means the provider's usual model
-        conversation = {"model": get_profile(provider).default_model, **conversation}
-        return self._call("encode", {"conversation": conversation, "provider": provider})
-
-    def decode(self, provider: str, status: int, headers: Any, chunks: list[bytes], stream: bool) -> Any:
-        encoded = [base64.b64encode(chunk).decode() for chunk in chunks]
-        params = {"provider": provider, "status": status, "headers": dict(headers), "chunks": encoded, "stream": stream}
-        return self._call("decode", params)
-
-    def close(self) -> None:
-        if self._process.poll() is None:
-            self._call("shutdown", {})
-            self._process.wait(timeout=30)
-        for pipe in (self._process.stdin, self._process.stdout):  # never left for the garbage collector
-            if pipe is not None:
-                pipe.close()
 
 
 @dataclass(frozen=True)
@@ -105,17 +49,18 @@ def count(label: str) -> list[tuple[str, str, Counter[str]]]:
     from conformance.adapters import DecodeOnly
     from conformance.harness import HarnessContext, run_all
     from conformance.harness.run import build_matrix
+    from conformance.runtime.process import ProcessRuntime
     from conformance.scenarios import load_scenarios
 
     run = RUNS[label]
-    bridge = ProtocolRuntime(TS / run.program)
-    runtime: Any = DecodeOnly(bridge) if run.decode_only else bridge
+    program = ProcessRuntime(f"node {shlex.quote(str(TS / run.program))}")
+    runtime: Any = DecodeOnly(program) if run.decode_only else program
     try:
         ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=runtime.name)
         results = run_all(load_scenarios(ROOT / "scenarios"), list(PROVIDERS), ctx)
         matrix = build_matrix(results, list(PROVIDERS), ctx, scenario_dir=ROOT / "scenarios")
     finally:
-        bridge.close()
+        program.close()
     return [(label, p, Counter(c.verdict for c in matrix.cells if c.provider == p)) for p in PROVIDERS]
 
 

@@ -8,7 +8,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, RetryError, generateText, jsonSchema, streamText } from "ai";
-import { capturedBody, capturingFetch, kindOfStatus, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
+import { TURN_NOT_OFFERED, capturedBody, capturingFetch, kindOfStatus, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
 
 const VERSION = versionOf("ai");
 
@@ -78,7 +78,6 @@ function call(conversation) {
           },
         }
       : {}),
-    maxRetries: 0,
   };
 }
 
@@ -154,7 +153,8 @@ async function run(provider, conversation, opts) {
     model: m,
     ...call(conversation),
     ...(opts.tools ? { tools: opts.tools } : {}),
-    ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
+    // no retries but where a turn asks for the library's own (undefined: its default, 2)
+    maxRetries: "maxRetries" in opts ? opts.maxRetries : 0,
   };
   if (!conversation.options?.stream) {
     try {
@@ -204,7 +204,8 @@ const declaration = {
   version: VERSION,
   providers: Object.keys(PROVIDERS),
   features: null,
-  not_offered: [],
+  // a call's retries are `maxRetries` (one key); no compression, trimming or compaction
+  not_offered: TURN_NOT_OFFERED,
   exposed_fields: ["message.raw_stop_reason", "message.usage", "error.message", "partial"],
 };
 
@@ -220,6 +221,6 @@ await serve(declaration, {
   },
   async turn({ provider, conversation, base_url, keys, settings }) {
     const attempts = settings?.policy?.max_attempts;
-    return run(provider, conversation, { baseURL: base_url, apiKey: keys?.[0], ...(attempts ? { maxRetries: attempts - 1 } : {}) });
+    return run(provider, conversation, { baseURL: base_url, apiKey: keys?.[0], maxRetries: attempts ? attempts - 1 : undefined });
   },
 });

@@ -2,7 +2,7 @@
 // encode / decode / turn all go through pi-ai's own `complete()`: its request building, its SDK
 // clients, its stream parsing. The adapter only moves bytes (a swapped fetch) and renames fields.
 import { complete, isContextOverflow } from "@mariozechner/pi-ai";
-import { capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf, withFetch } from "./lib/protocol.mjs";
+import { TURN_NOT_OFFERED, capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf, withFetch } from "./lib/protocol.mjs";
 
 const VERSION = versionOf("@mariozechner/pi-ai");
 
@@ -112,8 +112,9 @@ const declaration = {
   version: VERSION,
   providers: Object.keys(PROVIDERS),
   features: null,
-  // pi-ai keeps an error's message text only: no status, no kind but context overflow.
-  not_offered: ["error_invalid_request", "error_rate_limit", "error_auth", "error_not_found", "error_overloaded"],
+  // pi-ai keeps an error's message text only: no status, no kind but context overflow. A turn is
+  // one call with the SDK's own retries: one key, no compression, trimming or compaction.
+  not_offered: ["error_invalid_request", "error_rate_limit", "error_auth", "error_not_found", "error_overloaded", ...TURN_NOT_OFFERED],
   exposed_fields: ["message.usage", "error.message", "partial"],
 };
 

@@ -86,6 +86,33 @@ def test_unknown_method_is_an_error_answer(adapter: str) -> None:
     assert "unknown method" in answer["error"]["message"]
 
 
+@needs_node
+def test_the_readme_command_writes_a_matrix_and_a_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`conformance run --runtime-cmd "node examples/typescript/pi_ai.mjs" --provider openai --provider anthropic`."""
+    from conformance.cli import main
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "pi-ai"
+    args = [
+        "run",
+        "--runtime-cmd",
+        "node examples/typescript/pi_ai.mjs",
+        "--provider",
+        "openai",
+        "--provider",
+        "anthropic",
+    ]
+    assert main([*args, "--out", str(out), "--no-progress"]) in (0, 1)  # 1: the library has failing rows
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert (
+        matrix["runtime"]
+        == "pi-ai " + json.loads((TS / "package.json").read_text())["dependencies"]["@mariozechner/pi-ai"]
+    )
+    assert (out / "index.html").is_file()
+    verdicts = {r["verdict"] for cell in matrix["cells"] for r in cell["results"] if r["check"] == "retry"}
+    assert "skipped" not in verdicts  # turn rows are judged through the program, not skipped
+
+
 def _counts_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("typescript_counts", ROOT / "scripts" / "typescript_counts.py")
     assert spec is not None and spec.loader is not None

@@ -51,6 +51,11 @@ export async function serve(declaration, methods) {
   lines.close();
 }
 
+/** Turn features neither library has (examples/_offers.py says the same of the Python ones): a
+ * client holds one key (no rotation), an overflow or a 413 is returned, not compressed and
+ * retried, and no history is kept to trim, compact or repair for a proxy. */
+export const TURN_NOT_OFFERED = ["auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"];
+
 /** `globalThis.fetch` replaced by `fake` while `body()` runs. */
 export async function withFetch(fake, body) {
   const saved = globalThis.fetch;
