@@ -15,6 +15,7 @@ end of the session, in the same order whatever the worker count or the test orde
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,16 +96,61 @@ def pytest_configure(config: pytest.Config) -> None:
     _context(config)
 
 
-def _check_space_form(config: pytest.Config) -> None:
-    """`--conformance-root DIR` with a space: pytest reads its own configuration before this plugin
-    is loaded and then takes DIR for a test path. That is harmless unless DIR holds a pytest
-    configuration file of its own, which pytest then reads instead of the project's."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """`--conformance-root DIR` with a space: pytest reads its configuration before this plugin is
+    loaded, taking DIR for a test path, so a DIR holding a pytest configuration of its own made pytest
+    read that one instead of the project's. Now that the option is known, the configuration is
+    looked up again without DIR, as it is for `--conformance-root=DIR`."""
+    if not _space_form_roots(early_config):
+        return
+    ns = early_config.known_args_namespace
+    try:
+        from _pytest.config.findpaths import determine_setup
+
+        rootpath, inipath, inicfg, ignored = determine_setup(
+            inifile=ns.inifilename,
+            override_ini=ns.override_ini,
+            args=ns.file_or_dir,
+            rootdir_cmd_arg=ns.rootdir or None,
+            invocation_dir=early_config.invocation_params.dir,
+        )
+    except (ImportError, TypeError, AttributeError):  # another pytest: the configure-time check names the fix
+        return
+    if inipath == early_config.inipath and rootpath == early_config.rootpath:
+        return
+    old_addopts = list(early_config.getini("addopts"))
+    early_config._rootpath = rootpath
+    early_config._inipath = inipath
+    early_config._inicfg = inicfg
+    early_config._ignored_config_files = ignored
+    early_config._inicache.clear()
+    parser.extra_info["rootdir"] = str(rootpath)
+    parser.extra_info["inifile"] = str(inipath)
+    new_addopts = list(early_config.getini("addopts"))
+    if args[: len(old_addopts)] == old_addopts:
+        args[: len(old_addopts)] = new_addopts
+        early_config.pluginmanager.consider_preparse(new_addopts, exclude_only=False)
+    early_config.known_args_namespace = parser.parse_known_args(args, namespace=copy.copy(early_config.option))
+    if not any(arg.startswith("--confcutdir") for arg in args):
+        base = inipath.parent if inipath is not None else rootpath
+        early_config.known_args_namespace.confcutdir = str(base)
+
+
+def _space_form_roots(config: pytest.Config) -> list[str]:
     args = list(config.invocation_params.args)
-    given = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--conformance-root"]
+    return [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--conformance-root"]
+
+
+def _check_space_form(config: pytest.Config) -> None:
+    """The configuration still read from inside DIR (a pytest whose internals differ): say how to fix it."""
+    given = _space_form_roots(config)
     if not given or config.inipath is None:
         return
     root = (config.invocation_params.dir / given[-1]).resolve()
-    if config.inipath.parent == root and not config.invocation_params.dir.resolve().is_relative_to(root):
+    named = [Path(a).resolve() for a in config.invocation_params.args if not str(a).startswith("-")]
+    inside = [p for p in named if p != root and p.is_relative_to(root)]
+    if config.inipath.parent == root and not inside and not config.invocation_params.dir.resolve().is_relative_to(root):
         raise pytest.UsageError(
             f"--conformance-root {given[-1]}: pytest read its configuration from {config.inipath}, taking "
             f"{given[-1]} for a test path; write --conformance-root={given[-1]} (or set conformance_root in the ini)"
