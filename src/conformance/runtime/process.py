@@ -89,8 +89,9 @@ class _Child:
 
     @staticmethod
     def _pump(stream: Any, sink: Any) -> None:
-        for line in stream:
-            sink(line.rstrip("\n"))
+        with contextlib.suppress(ValueError, OSError):  # the stream closed by `stop()` while being read
+            for line in stream:
+                sink(line.rstrip("\n"))
         if sink.__name__ == "put":
             sink(None)  # end of stdout
 
