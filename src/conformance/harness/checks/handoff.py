@@ -1,6 +1,6 @@
 """The `handoff` check: transcripts from every other provider, continued on this one.
 
-Each decode cassette of every other provider is decoded; its message (tool calls, thinking,
+Each decode cassette of every other provider the runtime supports is decoded; its message (tool calls, thinking,
 signatures and all) becomes the assistant turn of a transcript — the scenario's user turn before
 it, a result for each tool call after it, and a follow-up question — which is then prepared for
 this provider (repair, schemas, budget), encoded, and checked by this provider's request
@@ -53,6 +53,8 @@ def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, Assi
         if scenario.check != "decode":
             continue
         for source in matrix_providers():
+            if not ctx.declaration.offers_provider(source):
+                continue  # a provider the runtime does not support hands it nothing to decode
             path = scenario.cassette_path(source, ctx.root)
             entry = scenario.entry(source)
             if not path.is_file() or (entry is not None and entry.unsupported):
