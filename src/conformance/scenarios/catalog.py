@@ -97,6 +97,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("store_bookmarks", "store", "Bookmarks added, listed and resolved"),
     Feature("store_errors", "store", "Missing and malformed ids fail loudly and change nothing"),
     Feature("store_coalesce", "store", "Only text-only user/assistant messages coalesced; results correlated"),
+    Feature("store_corruption", "store", "Planted corruption read loudly and reported by fsck"),
 )
 
 FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)

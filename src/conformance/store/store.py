@@ -143,7 +143,7 @@ class Store:
         label = ids.bookmark_name(name)
         if label not in marks:
             raise NotFoundError("missing_bookmark", f"no bookmark {label!r} in {root}", where=label)
-        return marks[label]
+        return self.get(marks[label]).id  # a dangling bookmark is a loud missing_node, never a name for nothing
 
     # writes ----------------------------------------------------------------------------------
 

@@ -18,10 +18,24 @@ of appearance) and the store's directory by `$DIR`. Besides what the scenario ex
 without `expect` must succeed, every failed step must leave the tree exactly as it was, and `fsck`
 must find nothing at the end. The store is provider-independent: the verdict is computed once per
 scenario and shown in every provider column.
+
+A corruption scenario sets `layout: files`: it runs on the `files` backend alone, whose data
+directory has the layout docs/store.md documents, and plants damage between operations with
+harness steps that the runtime never sees::
+
+      - {op: tamper, file: '{r}/bookmarks.json', json: {version: 1, bookmarks: {b: n_00000000000000ee}}}
+      - {op: tamper, file: '{r2}/nodes/{u2}.json', merge: {parent: u1}}
+      - {op: tamper, file: .roots.json.tmp, text: '{"half'}
+
+`{name}` in `file` is the id bound to that name; in `json`/`merge` a string equal to a bound name
+becomes its id. `expected.fsck` then lists the violations `fsck()` must report (kind and where,
+in any order; the detail is prose). A runtime whose store has no `files` backend is `skipped`.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,9 +49,13 @@ from conformance.model import parse_message
 from conformance.scenarios import Scenario
 from conformance.store.ids import NODE_ID, ROOT_ID
 
+ID_IN_PATH = re.compile(r"\b[nr]_[0-9a-f]{16}\b")
+
 DEFAULT_BACKENDS: tuple[str, ...] = ("files", "sqlite")
 REF_KEYS = frozenset({"node", "parent", "root"})
 STORE_IGNORE = ("steps[*].error.message", "fsck[*].detail")
+LAYOUT = "files"
+TAMPER_KEYS = frozenset({"json", "merge", "text"})
 
 
 def check_store(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -59,6 +77,13 @@ def _run_backends(scenario: Scenario, ctx: HarnessContext) -> tuple[str, str, di
     backends: tuple[str, ...] = tuple(
         spec.get("backends") or getattr(ctx.runtime, "store_backends", None) or DEFAULT_BACKENDS
     )
+    if spec.get("layout") is not None:
+        if spec["layout"] != LAYOUT:
+            raise ScenarioError(f"input.layout must be {LAYOUT!r}", where=str(scenario.path))
+        if LAYOUT not in backends:
+            reason = f"runtime {ctx.runtime_name} has no `{LAYOUT}` store backend with the documented data directory"
+            return "skipped", reason, {}
+        backends = (LAYOUT,)
     passed: list[str] = []
     last: ScenarioResult | None = None
     for backend in backends:
@@ -83,6 +108,9 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
     steps_actual: list[Any] = []
     try:
         for i, step in enumerate(scenario.spec.input["script"]):
+            if step["op"] == "tamper":
+                _tamper(scenario, directory, names, step, i)
+                continue
             op = {k: names.ref(v) if k in REF_KEYS else v for k, v in step.items() if k not in ("as", "expect")}
             before = session.tree()
             res = session.apply(op)
@@ -104,11 +132,51 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
         actual = {"steps": steps_actual, "tree": names.label(session.tree()), "fsck": names.label(session.fsck())}
     finally:
         session.close()
-    expected = {"steps": steps_expected, "tree": _expected_tree(scenario), "fsck": []}
+    expected = {"steps": steps_expected, "tree": _expected_tree(scenario), "fsck": _expected_fsck(scenario)}
+    actual["fsck"] = sorted(actual["fsck"], key=_violation_key)
     if expected["tree"] is None:
         actual.pop("tree")
         expected.pop("tree")
     return judge(scenario, provider, expected, actual, ctx=ctx, ignore=STORE_IGNORE)
+
+
+def _tamper(scenario: Scenario, directory: Path, names: _Names, step: dict[str, Any], i: int) -> None:
+    """Damage planted by the harness in the documented data directory, between two operations."""
+    where = f"{scenario.path}: input.script[{i}]"
+    kinds = TAMPER_KEYS & set(step)
+    if len(kinds) != 1 or not isinstance(step.get("file"), str):
+        raise ScenarioError("a tamper step needs `file` and one of json, merge, text", where=where)
+    try:
+        relative = Path(step["file"].format_map(names.ids))
+    except (KeyError, ValueError) as exc:
+        raise ScenarioError(f"tamper file {step['file']!r}: unknown name {exc}", where=where) from None
+    if relative.is_absolute() or ".." in relative.parts:
+        raise ScenarioError(f"tamper file {step['file']!r} must stay inside the store", where=where)
+    target = directory / relative
+    (kind,) = kinds
+    if kind == "text":
+        target.write_text(str(step["text"]), encoding="utf-8")
+        return
+    value = names.refs(step[kind])
+    if kind == "merge":
+        if not isinstance(value, dict):
+            raise ScenarioError("tamper `merge` must be a mapping", where=where)
+        value = {**json.loads(target.read_text(encoding="utf-8")), **value}
+    target.write_text(json.dumps(value), encoding="utf-8")
+
+
+def _expected_fsck(scenario: Scenario) -> list[Any]:
+    expected = scenario.spec.expected or {}
+    found = expected.get("fsck", []) if isinstance(expected, dict) else []
+    if not isinstance(found, list) or not all(isinstance(v, dict) for v in found):
+        raise ScenarioError("expected.fsck must be a list of {kind, where}", where=str(scenario.path))
+    return sorted(found, key=_violation_key)
+
+
+def _violation_key(violation: Any) -> tuple[str, str]:
+    if not isinstance(violation, dict):
+        return ("", repr(violation))
+    return (str(violation.get("kind")), str(violation.get("where")))
 
 
 def _expected_tree(scenario: Scenario) -> Any:
@@ -147,6 +215,14 @@ class _Names:
             self.names.setdefault(value, value)
         return self.ids.get(value, value)
 
+    def refs(self, value: Any) -> Any:
+        """Names → ids through a JSON value (a tamper step's content)."""
+        if isinstance(value, dict):
+            return {k: self.refs(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.refs(v) for v in value]
+        return self.ref(value)
+
     def label(self, value: Any) -> Any:
         if isinstance(value, dict):
             return {self.label(k): self.label(v) for k, v in value.items()}
@@ -160,7 +236,7 @@ class _Names:
                 return self.names[value]
             for prefix in self.dirs:
                 if value.startswith(prefix):
-                    return "$DIR" + value[len(prefix) :]
+                    return "$DIR" + ID_IN_PATH.sub(lambda m: self.names.get(m[0], m[0]), value[len(prefix) :])
         return value
 
 
