@@ -57,7 +57,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     root = default_root(args.root)
     scenario_dir = root / "scenarios"
-    runtime, runtime_name = load_runtime(args.runtime, command=args.runtime_cmd, timeout=args.runtime_timeout)
+    runtime, runtime_name = load_runtime(
+        args.runtime,
+        command=args.runtime_cmd,
+        timeout=args.runtime_timeout,
+        start_timeout=args.runtime_start_timeout,
+    )
     try:
         return _run(args, root, scenario_dir, HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name))
     finally:
@@ -68,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> int:
     from conformance.harness import build_matrix, run_all
-    from conformance.harness.parallel import auto_jobs
+    from conformance.harness.parallel import auto_jobs, program_jobs
     from conformance.report.progress import progress, wanted
     from conformance.report.terminal import MatrixTable
     from conformance.scenarios import load_scenarios
@@ -82,7 +87,8 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
         console = Console(width=max(console.width, 30 + 12 * len(providers)))
     enabled = wanted(console, disabled=args.no_progress)
     total = len(scenarios) * len(providers)
-    jobs = args.jobs or auto_jobs(total)
+    real_time = getattr(ctx.runtime, "real_time", False)  # a program: --jobs counts the programs run at once
+    jobs = args.jobs or (program_jobs() if real_time else auto_jobs(total))
     with progress(console, total, "replaying", enabled=enabled, thread=jobs == 1) as bar:
         results = run_all(
             scenarios,
@@ -142,6 +148,12 @@ def _runtime_cmd_options(p: argparse.ArgumentParser) -> None:
         type=float,
         metavar="SECONDS",
         help="seconds one call to the --runtime-cmd program may take before it counts as hung (default: 60)",
+    )
+    p.add_argument(
+        "--runtime-start-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds the --runtime-cmd program may take to start and answer the handshake (default: 120)",
     )
 
 
@@ -254,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_jobs,
         default=0,
         metavar="N",
-        help="worker processes for the checks (default: auto, one per CPU for runs of 100+ checks; 1: in this process)",
+        help="worker processes for the checks (default: auto, one per CPU for runs of 100+ checks; 1: in this "
+        "process); with --runtime-cmd, the programs answering at once (default: one per CPU, at most 4)",
     )
 
     p = sub.add_parser("decode", help="print the normalized form of each interaction of a cassette")

@@ -2,7 +2,10 @@
 
 Run as `python oop_reference.py`; it must earn exactly the in-process reference's verdicts. Requests
 of `turn` and `context` go to the loopback base URL the harness hands over; waits are real.
-`FAULT` (environment) makes it misbehave for the protocol-fault tests."""
+`FAULT` (environment) makes it misbehave for the protocol-fault tests: `crash-at-start`,
+`unknown-capability` and `slow-start` at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
+every third call (every `FAULT_EVERY`th); `exit-then-X` exits on the third call and then, from the next start on (a file
+at `FAULT_MARK` remembers), behaves as `X`."""
 
 from __future__ import annotations
 
@@ -22,17 +25,26 @@ from conformance.runtime.reference import ReferenceRuntime
 
 REF = ReferenceRuntime()
 FAULT = os.environ.get("FAULT", "")
+EVERY = int(os.environ.get("FAULT_EVERY", "3"))
+if FAULT.startswith("exit-then-"):
+    FAULT = FAULT.removeprefix("exit-then-") if os.path.exists(os.environ["FAULT_MARK"]) else "exit-then"
 SESSIONS: dict[int, Any] = {}
 
 
 class RealClock:
+    """Waits that really pass, each kept to tell the harness (`waited`)."""
+
+    def __init__(self) -> None:
+        self.sleeps: list[float] = []
+
     def now(self) -> float:
         return time.monotonic()
 
     async def sleep(self, seconds: float) -> None:
-        time.sleep(max(seconds, 0.0))
+        self.sleep_sync(seconds)
 
     def sleep_sync(self, seconds: float) -> None:
+        self.sleeps.append(max(seconds, 0.0))
         time.sleep(max(seconds, 0.0))
 
 
@@ -73,16 +85,17 @@ def store(p: dict[str, Any]) -> Any:
 def turn(p: dict[str, Any]) -> Any:
     from conformance.capabilities import get_profile
 
+    clock = RealClock()
     request = TurnRequest(
         provider=p["provider"],
         conversation=p["conversation"],
         transport=Redirect(p["base_url"]),
         base_url=get_profile(p["provider"]).base_url,
         keys=p["keys"],
-        clock=RealClock(),
+        clock=clock,
         settings=p.get("settings") or {},
     )
-    return REF.turn(request)
+    return {**REF.turn(request), "waited": clock.sleeps}
 
 
 def context(p: dict[str, Any]) -> Any:
@@ -122,6 +135,8 @@ def main() -> None:
     if FAULT == "crash-at-start":
         print("cannot load the library", file=sys.stderr)
         sys.exit(3)
+    if FAULT == "slow-start":
+        time.sleep(3)
     calls = 0
     for line in sys.stdin:
         msg = json.loads(line)
@@ -133,11 +148,15 @@ def main() -> None:
             print(json.dumps({"id": ident, "result": handshake()}), flush=True)
             continue
         calls += 1
-        if FAULT and calls % 3 == 0:
+        if FAULT and FAULT not in ("slow-start", "unknown-capability") and calls % EVERY == 0:
             print(f"fault {FAULT} on call {calls}", file=sys.stderr, flush=True)
             if FAULT == "crash":
                 raise RuntimeError("boom mid-run")
             if FAULT == "exit":
+                sys.exit(0)
+            if FAULT == "exit-then":
+                with open(os.environ["FAULT_MARK"], "w") as mark:
+                    mark.write("exited")
                 sys.exit(0)
             if FAULT == "hang":
                 time.sleep(3600)

@@ -1,4 +1,10 @@
-"""The out-of-process reference adapter earns the in-process reference's verdicts; faults are error rows."""
+"""The out-of-process reference adapter earns the in-process reference's verdicts on every row.
+
+Every check of the matrix (decode, encode, repair, retry, context, store, transcript, generated,
+handoff) runs through the JSON-lines protocol on one provider of each dialect (OpenAI Chat
+Completions, Anthropic, Gemini, Ollama, OpenAI Responses): the other columns reuse these dialects'
+codecs with profile data, and a whole run of all twenty takes minutes of real waits (retry hints
+up to 30 s), so `conformance run --runtime-cmd` over every provider is measured outside the suite."""
 
 from __future__ import annotations
 
@@ -14,30 +20,35 @@ from conformance.scenarios import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = f"{sys.executable} {Path(__file__).with_name('oop_reference.py')}"
+ONE_PER_DIALECT = ["openai", "anthropic", "gemini", "ollama", "openai_responses"]
 
 
-def _verdicts(runtime: object, providers: list[str]) -> dict[tuple[str, str], str]:
-    scenarios = [s for s in load_scenarios(ROOT / "scenarios") if s.check in ("decode", "encode", "repair")]
+def _verdicts(runtime: object, provider: str, jobs: int = 1) -> dict[str, tuple[str, str | None]]:
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name="r")
-    return {(r.scenario, r.provider): r.verdict for r in run_all(scenarios, providers, ctx)}
+    results = run_all(load_scenarios(ROOT / "scenarios"), [provider], ctx, jobs=jobs)
+    return {r.scenario: (r.verdict, r.fail_kind) for r in results}
 
 
-def test_out_of_process_reference_matches_in_process_on_decode_encode_repair() -> None:
+@pytest.mark.parametrize("provider", ONE_PER_DIALECT)
+def test_out_of_process_reference_matches_in_process_on_every_row(provider: str) -> None:
     proc = ProcessRuntime(ADAPTER)
     try:
         assert proc.name == "reference-oop"
-        assert _verdicts(proc, ["openai", "anthropic"]) == _verdicts(ReferenceRuntime(), ["openai", "anthropic"])
+        got = _verdicts(proc, provider, jobs=2)
     finally:
         proc.close()
+    want = _verdicts(ReferenceRuntime(), provider)
+    assert {s: (got[s], v) for s, v in want.items() if got.get(s) != v} == {}
+    assert {v for v, _ in want.values()} >= {"pass", "unsupported"}
 
 
-@pytest.mark.parametrize("fault", ["crash", "exit", "non-json", "wrong-id"])
-def test_a_faulting_program_gives_error_rows_and_the_run_goes_on(fault: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FAULT", fault)
-    proc = ProcessRuntime(ADAPTER, timeout=20)
+def test_a_parallel_run_starts_as_many_programs_as_jobs() -> None:
+    scenarios = [s for s in load_scenarios(ROOT / "scenarios") if s.check == "decode"]
+    proc = ProcessRuntime(ADAPTER)
     try:
-        verdicts = _verdicts(proc, ["openai"])
+        ctx = HarnessContext(root=ROOT, runtime=proc, runtime_name="r")
+        results = run_all(scenarios, ["openai", "anthropic"], ctx, jobs=3)
+        assert proc.pool.started <= 3
     finally:
         proc.close()
-    errors = [k for k, v in verdicts.items() if v == "error"]
-    assert errors and len(errors) < len(verdicts)
+    assert all(r.verdict != "error" for r in results)

@@ -42,13 +42,26 @@ PER_WORKER = 100
 """`auto` starts a worker per this many checks at most: forking costs more than a few checks."""
 
 
+PROGRAMS = 4
+"""A runtime program's run answers with one program per CPU, at most this many, by default."""
+
+
+def cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def auto_jobs(checks: int) -> int:
     """Workers for `checks` checks: one per CPU this process may run on, fewer for a small run."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, checks // PER_WORKER))
+    return max(1, min(cpus(), checks // PER_WORKER))
+
+
+def program_jobs() -> int:
+    """Programs answering at once for a runtime program's run (`--runtime-cmd` without `--jobs`)."""
+    return max(1, min(cpus(), PROGRAMS))
 
 
 def can_fork() -> bool:

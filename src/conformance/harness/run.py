@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -44,7 +45,7 @@ def run_all(
     (`harness.parallel`); `on_start` is then not called, as checks start in other processes."""
     pairs = [(scenario, provider) for scenario in scenarios for provider in providers]
     if getattr(ctx.runtime, "real_time", False):
-        return _run_real_time(pairs, ctx, on_result=on_result, on_start=on_start)
+        return _run_real_time(pairs, ctx, jobs=jobs, on_result=on_result, on_start=on_start)
     return _run_pairs(pairs, ctx, jobs=jobs, on_result=on_result, on_start=on_start)
 
 
@@ -74,44 +75,51 @@ TIMED_CHECKS = frozenset({"retry"})
 """Checks whose waits pass in real time when the runtime is another process: run concurrently."""
 
 CONCURRENT_TIMED = 8
-"""At most this many timed checks at once (each with a program of its own)."""
+"""At most this many timed checks at once (each with a program of its own, which mostly waits)."""
+
+ONE_AT_A_TIME = frozenset({"generated"})
+"""Checks run by one thread at a time in a threaded run (hypothesis' search is not thread-safe)."""
 
 
 def _run_real_time(
     pairs: list[tuple[Scenario, str]],
     ctx: HarnessContext,
     *,
+    jobs: int = 1,
     on_result: Callable[[ScenarioResult], None] | None = None,
     on_start: Callable[[Scenario, str], None] | None = None,
 ) -> list[ScenarioResult]:
-    """A runtime whose waits are real (another process): the timed checks run concurrently, each in a
-    thread with a program of its own, so a run with 30 s hints lasts about one hint; the others one
-    after the other in this process meanwhile (no forked workers: their programs would be started
-    from a process whose threads hold the pipes)."""
+    """A runtime whose waits are real (another process): the checks run in `jobs` threads, each
+    with a program of its own, and the timed checks meanwhile in up to `CONCURRENT_TIMED` more, so a
+    run with 30 s hints lasts about one hint per `CONCURRENT_TIMED` of them rather than their sum.
+    Threads, not forked workers: programs started from a forked process whose threads hold the
+    pipes would inherit them."""
     timed = [i for i, (s, _) in enumerate(pairs) if s.check in TIMED_CHECKS]
-    rest = [i for i in range(len(pairs)) if i not in set(timed)]
+    chosen = set(timed)
+    rest = [i for i in range(len(pairs)) if i not in chosen]
     out: dict[int, ScenarioResult] = {}
-    lock = threading.Lock()
+    lock, serial = threading.Lock(), threading.Lock()
 
     def one(i: int) -> None:
-        res = run_check(*pairs[i], ctx)
+        if on_start is not None:
+            with lock:
+                on_start(*pairs[i])
+        with serial if pairs[i][0].check in ONE_AT_A_TIME else contextlib.nullcontext():
+            res = run_check(*pairs[i], ctx)
         with lock:
             out[i] = res
             if on_result is not None:
                 on_result(res)
 
-    if not timed:
-        return _run_pairs(pairs, ctx, on_result=on_result, on_start=on_start)
-    with ThreadPoolExecutor(max_workers=min(CONCURRENT_TIMED, len(timed))) as pool:
-        futures = [pool.submit(one, i) for i in timed]
-        others = _run_pairs([pairs[i] for i in rest], ctx, on_result=None, on_start=on_start)
+    workers = max(1, min(jobs, len(rest)))
+    with (
+        ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT_TIMED, len(timed)))) as waiting,
+        ThreadPoolExecutor(max_workers=workers) as working,
+        fewer_collections(),
+    ):
+        futures = [waiting.submit(one, i) for i in timed] + [working.submit(one, i) for i in rest]
         for future in futures:
             future.result()
-    with lock:
-        for i, res in zip(rest, others, strict=True):
-            out[i] = res
-            if on_result is not None:
-                on_result(res)
     return [out[i] for i in range(len(pairs))]
 
 

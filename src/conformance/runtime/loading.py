@@ -18,19 +18,23 @@ def load_runtime(
     needs: tuple[str, ...] = (),
     command: str | None = None,
     timeout: float | None = None,
+    start_timeout: float | None = None,
 ) -> tuple[Any, str]:
     """`package.module:factory` → (a runtime instance, its name); None → the reference runtime.
 
     `factory` is called when it is callable (a class or a function), else used as the runtime. It
     must implement at least one capability, and every capability in `needs`. `command` (a program
     speaking the JSON-lines protocol, `runtime.process`) is used instead of `spec` when given; its
-    name is the handshake's name and version."""
+    name is the handshake's name and version; `timeout` bounds one call, `start_timeout` the start-up
+    and handshake (the defaults of `runtime.process` when None)."""
     if command:
-        from conformance.runtime.process import DEFAULT_TIMEOUT_S, ProcessRuntime
+        from conformance.runtime.process import DEFAULT_START_TIMEOUT_S, DEFAULT_TIMEOUT_S, ProcessRuntime
 
         if spec:
             raise InputError("give --runtime or --runtime-cmd, not both", where=where)
-        proc = ProcessRuntime(command, timeout=timeout or DEFAULT_TIMEOUT_S)
+        proc = ProcessRuntime(
+            command, timeout=timeout or DEFAULT_TIMEOUT_S, start_timeout=start_timeout or DEFAULT_START_TIMEOUT_S
+        )
         label = f"{proc.name} {proc.version}" if proc.version else proc.name
         missing = missing_capabilities(proc, needs)
         if missing:

@@ -3,26 +3,95 @@
 The program under test sends real HTTP to `base_url` (127.0.0.1, a port of its own per call, so it
 is scoped to the one scenario being checked); each request is handed to the check's transport with
 the provider's own origin and path, exactly as an in-process runtime would have sent it, and the
-transport's answer is written back. The time between an answer and the next request is the
-program's wait: a gap of at least `MIN_WAIT_S` is recorded on the check's clock (`sleep_sync`),
-so the retry check judges waits that really passed. An exception from the transport (a request
-no recorded interaction matches) is answered with status 599 and raised again after the call
-(`raise_transport_error`), so the row reads as it would in process.
+transport's answer is written back. The time between an answer and the next request is a gap;
+after the call, `record_waits` puts the program's waits on the check's clock (`sleep_sync`), so
+the retry check judges waits that really passed:
+
+- a program that says which waits it made (`waited`, seconds in order) gets them recorded when
+  each fits in a gap, in order (it really waited at least that long); a claim that does not fit
+  is set aside and the gaps are judged as below;
+- otherwise a gap is a wait when it is at least `MIN_WAIT_S` once the program's own busy time is
+  taken off: on a loaded machine its work between two requests (re-encoding a long conversation)
+  can take a second without being a wait. Where the system says how long the program ran and
+  waited for a CPU (Linux: `/proc/<pid>/task/*/schedstat`, the program and its children), that
+  is the busy time; the run queue time counted is at most `RUN_DELAY_PER_CPU` times the time
+  run (a sleeping task's time can be booked as run queue time, seen on Linux 6.18: a 2 s sleep
+  booked whole; a program that ran little cannot have waited long for a CPU). The wait recorded
+  is the gap less the time the program ran (never shorter than its sleep).
+
+An
+exception from the transport (a request no recorded interaction matches) is answered with status
+599 and raised again after the call (`raise_transport_error`), so the row reads as it would in
+process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+FIT_SLACK_S = 0.05
+"""A wait the program says it made fits a gap this much shorter (clock reading granularity)."""
+
 MIN_WAIT_S = 0.3
 """A gap between an answer and the next request shorter than this is the program's own work, not a wait."""
+
+
+RUN_DELAY_PER_CPU = 4.0
+"""Run queue time counted as the program's work per second it ran (a machine shared five ways)."""
+
+
+def busy_seconds(pid: int) -> tuple[float, float] | None:
+    """Seconds the program `pid` and its descendants have run, and waited to run, on a CPU (None: unknown here)."""
+    ran_s, waited_s, seen, todo = 0.0, 0.0, set(), [pid]
+    while todo:
+        proc = todo.pop()
+        if proc in seen:
+            continue
+        seen.add(proc)
+        try:
+            tasks = list(Path(f"/proc/{proc}/task").iterdir())
+        except OSError:
+            if proc == pid:
+                return None
+            continue
+        for task in tasks:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                ran, waited = task.joinpath("schedstat").read_text().split()[:2]
+                ran_s, waited_s = ran_s + int(ran) / 1e9, waited_s + int(waited) / 1e9
+            with contextlib.suppress(OSError, ValueError):
+                todo.extend(int(c) for c in task.joinpath("children").read_text().split())
+    return ran_s, waited_s
+
+
+def _worked(before: tuple[float, float] | None, after: tuple[float, float] | None) -> tuple[float, float]:
+    """(seconds run, seconds run or waiting for a CPU, capped) between two readings."""
+    if before is None or after is None:
+        return 0.0, 0.0
+    ran, waited = after[0] - before[0], after[1] - before[1]
+    return ran, ran + min(waited, RUN_DELAY_PER_CPU * ran)
+
+
+def fit_waits(said: list[float], gaps: list[float]) -> list[float] | None:
+    """`said` when each wait fits a later gap than the one before (in order), else None."""
+    k = 0
+    for wait in said:
+        while k < len(gaps) and gaps[k] < wait - FIT_SLACK_S:
+            k += 1
+        if k == len(gaps):
+            return None
+        k += 1
+    return list(said)
+
 
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"})
 
@@ -39,21 +108,37 @@ class _Server(ThreadingHTTPServer):
 class Loopback:
     """Serve `transport` at a fresh loopback port while the `with` block runs."""
 
-    def __init__(self, transport: Any, provider_base_url: str, clock: Any) -> None:
+    def __init__(
+        self,
+        transport: Any,
+        provider_base_url: str,
+        clock: Any,
+        busy: Callable[[], tuple[float, float] | None] | None = None,
+    ) -> None:
         parts = urlsplit(provider_base_url)
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self._path = parts.path.rstrip("/")
         self._transport, self._clock = transport, clock
         self._lock = threading.Lock()
         self._last: float | None = None
+        self._busy = busy or (lambda: None)
+        self._busy_last: tuple[float, float] | None = None
+        self.gaps: list[tuple[float, float | None]] = []
+        """Each gap between an answer and the next request, with the wait it holds by the busy rule (or None)."""
         self.error: BaseException | None = None
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
+            arrived = 0.0
+
+            def parse_request(self) -> bool:
+                self.arrived = time.monotonic()  # as the request line is in: reading the rest waits on this process
+                return super().parse_request()
+
             def _any(self) -> None:
-                owner._serve(self)
+                owner._serve(self, self.arrived)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _any
 
@@ -78,17 +163,28 @@ class Loopback:
         self._server.server_close()
         self._thread.join()
 
+    def record_waits(self, said: list[float] | None = None) -> None:
+        """Put the program's waits on the check's clock: those it `said` it made if they fit the gaps,
+        else the gaps that hold a wait by the busy rule."""
+        if self._clock is None:
+            return
+        waits = fit_waits(said, [g for g, _ in self.gaps]) if said is not None else None
+        for wait in waits if waits is not None else [w for _, w in self.gaps if w is not None]:
+            self._clock.sleep_sync(wait)
+
     def raise_transport_error(self) -> None:
         if self.error is not None:
             raise self.error
 
-    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+    def _serve(self, handler: BaseHTTPRequestHandler, arrived: float) -> None:
+        busy = self._busy()
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
-        arrived = time.monotonic()
         with self._lock:
-            if self._last is not None and self._clock is not None and arrived - self._last >= MIN_WAIT_S:
-                self._clock.sleep_sync(arrived - self._last)
+            if self._last is not None:
+                gap = arrived - self._last
+                ran, worked = _worked(self._busy_last, busy)
+                self.gaps.append((gap, gap - ran if gap - worked >= MIN_WAIT_S else None))
             headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in ("host", "content-length")]
             request = httpx.Request(handler.command, self._origin + handler.path, headers=headers, content=body)
             try:
@@ -98,6 +194,9 @@ class Loopback:
             except Exception as exc:  # the check reads it after the call, as in process
                 self.error = self.error or exc
                 status, out_headers, content = 599, [], f"{type(exc).__name__}: {exc}".encode()
+            # stamped before the answer is written: the program cannot start on it earlier, so the
+            # gap to the next request holds all its work and waits, whatever this thread's delays
+            self._last, self._busy_last = time.monotonic(), self._busy()
         handler.send_response(status)
         for key, value in out_headers:
             if key.lower() not in _HOP:
@@ -106,8 +205,6 @@ class Loopback:
         handler.end_headers()
         handler.wfile.write(content)
         handler.wfile.flush()
-        with self._lock:
-            self._last = time.monotonic()
 
 
-__all__ = ["MIN_WAIT_S", "Loopback"]
+__all__ = ["FIT_SLACK_S", "MIN_WAIT_S", "RUN_DELAY_PER_CPU", "Loopback", "busy_seconds", "fit_waits"]

@@ -12,10 +12,13 @@ the check judges are those the program really sent; waits between them pass in r
 are recorded on the check's clock as the gaps the program left.
 
 Faults — the program does not start, exits, prints a line that is not JSON, answers another id,
-declares an unknown capability, or does not answer within `timeout` seconds — raise
+declares an unknown capability, does not answer the handshake within `start_timeout` seconds or
+another call within `timeout` seconds — raise
 `RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`, the
-process is stopped and the next call starts a fresh one. Each worker process of a parallel run
-(and each thread of concurrent turn checks) gets processes of its own from a pool.
+process is stopped and the next call starts a fresh one. Each thread of a run (`--jobs` threads,
+and the concurrent timed checks) gets a program of its own from a pool; at most `STARTING_AT_ONCE`
+programs start at once (a start-up that waits its turn is not timed), so starting many programs
+on few cores does not make their handshakes look hung.
 """
 
 from __future__ import annotations
@@ -39,6 +42,21 @@ PROTOCOL = 1
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long one call may take before the program is called hung (`--runtime-timeout`)."""
+
+DEFAULT_START_TIMEOUT_S = 120.0
+"""How long a program may take to start and answer the handshake (`--runtime-start-timeout`): an
+interpreter loading its libraries on a busy machine takes far longer than one call."""
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+STARTING_AT_ONCE = max(1, _cpus())
+"""Programs of one pool that may be starting (up to their handshake) at the same time."""
 
 STDERR_TAIL = 5
 """Lines of the program's stderr kept for a fault's reason."""
@@ -138,6 +156,8 @@ class _Child:
         if self.proc.poll() is None:
             with contextlib.suppress(Exception):
                 self.proc.kill()
+            with contextlib.suppress(Exception):
+                self.proc.wait(timeout=5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(Exception):
                 if stream is not None:
@@ -177,25 +197,30 @@ def _check_handshake(child: _Child, data: Any) -> tuple[Declaration, frozenset[s
 class ProcessPool:
     """Started programs of one command, for this process: an idle one is reused, a faulted one dropped."""
 
-    def __init__(self, argv: list[str], timeout: float) -> None:
-        self.argv, self.timeout = argv, timeout
+    def __init__(self, argv: list[str], timeout: float, start_timeout: float = DEFAULT_START_TIMEOUT_S) -> None:
+        self.argv, self.timeout, self.start_timeout = argv, timeout, start_timeout
         self._idle: list[_Child] = []
         self._all: list[_Child] = []
         self._lock = threading.Lock()
+        self._starting = threading.BoundedSemaphore(STARTING_AT_ONCE)
         self._pid = os.getpid()
         self.started = 0
 
     def _fresh_if_forked(self) -> None:
         if os.getpid() != self._pid:  # a forked worker: the parent's pipes are not ours to use
             self._idle, self._all, self._lock, self._pid = [], [], threading.Lock(), os.getpid()
+            self._starting = threading.BoundedSemaphore(STARTING_AT_ONCE)
 
     def start(self) -> tuple[_Child, Any]:
-        child = _Child(self.argv, self.timeout)
-        self.started += 1
-        try:
-            hello = child.call("handshake", {"protocol": PROTOCOL})
-        except RemoteError as exc:
-            raise child.fault(f"refused the handshake: {exc}") from None
+        """A fresh program and its handshake's answer, once fewer than `STARTING_AT_ONCE` are starting."""
+        with self._starting:
+            child = _Child(self.argv, self.timeout)
+            with self._lock:
+                self.started += 1
+            try:
+                hello = child.call("handshake", {"protocol": PROTOCOL}, timeout=self.start_timeout)
+            except RemoteError as exc:
+                raise child.fault(f"refused the handshake: {exc}") from None
         with self._lock:
             self._all.append(child)
         return child, hello
@@ -235,14 +260,16 @@ class ProcessPool:
 class ProcessRuntime:
     """The runtime protocol answered by a program (`command`, split like a shell does) over JSON lines."""
 
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, start_timeout: float = DEFAULT_START_TIMEOUT_S
+    ) -> None:
         argv = shlex.split(command)
         if not argv:
             raise RuntimeProcessError("empty runtime command")
         self.command = command
         self.real_time = True
         """Waits pass in real time in the program: checks with waits are worth running concurrently."""
-        self.pool = ProcessPool(argv, timeout)
+        self.pool = ProcessPool(argv, timeout, start_timeout)
         child, hello = self.pool.start()
         self.declaration, self.capabilities = _check_handshake(child, hello)
         self.pool._idle.append(child)
@@ -287,9 +314,12 @@ class ProcessRuntime:
         return _obj(self.call("transcripts", {"path": path}), "transcripts")
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
-        from conformance.runtime.loopback import Loopback
+        from conformance.runtime.loopback import Loopback, busy_seconds
 
-        with Loopback(request.transport, request.base_url, request.clock) as loop:
+        with (
+            self.pool.child() as child,
+            Loopback(request.transport, request.base_url, request.clock, lambda: busy_seconds(child.proc.pid)) as loop,
+        ):
             params = {
                 "provider": request.provider,
                 "conversation": _with_model(request.conversation, request.provider),
@@ -297,9 +327,10 @@ class ProcessRuntime:
                 "keys": list(request.keys),
                 "settings": request.settings,
             }
-            answer = self.call("turn", params)
+            answer = _obj(child.call("turn", params), "turn")
         loop.raise_transport_error()
-        return _obj(answer, "turn")
+        loop.record_waits(_waited(answer.pop("waited", None)))
+        return answer
 
     def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         if transport is None:
@@ -360,10 +391,29 @@ def _with_model(conversation: dict[str, Any], provider: str) -> dict[str, Any]:
     return {**conversation, "model": get_profile(provider).default_model}
 
 
+def _waited(value: Any) -> list[float] | None:
+    """A `turn` answer's optional `waited`: the seconds of each wait the program made, in order."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(w, int | float) and not isinstance(w, bool) and 0 <= w < float("inf") for w in value
+    ):
+        raise RuntimeProcessError("runtime program answered `turn` with a `waited` that is not a list of seconds")
+    return [float(w) for w in value]
+
+
 def _obj(value: Any, method: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RuntimeProcessError(f"runtime program answered `{method}` with {type(value).__name__}, not an object")
     return value
 
 
-__all__ = ["DEFAULT_TIMEOUT_S", "PROGRAM_FAULT", "PROTOCOL", "ProcessRuntime", "RemoteError", "RuntimeProcessError"]
+__all__ = [
+    "DEFAULT_START_TIMEOUT_S",
+    "DEFAULT_TIMEOUT_S",
+    "PROGRAM_FAULT",
+    "PROTOCOL",
+    "ProcessRuntime",
+    "RemoteError",
+    "RuntimeProcessError",
+]
