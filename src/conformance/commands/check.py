@@ -3,13 +3,20 @@
 For runtimes in any language: point the runtime at `conformance serve`, let it write what it made
 of the scenario (the normalized outcome for `decode`, the wire body for `encode`, the repair
 output for `repair`), and this prints the verdict and the diff against the scenario's expected
-form. Exit 0 on pass, 1 on fail.
+form. Exit 0 on pass (or a row the provider does not support), 1 on fail or missing.
+
+`--json` prints one JSON object instead, for runtimes driven by their own test runner:
+`{"scenario", "provider", "check", "verdict", "fail_kind", "reason", "differences", "expected",
+"actual"}` where `verdict` is `pass`, `fail`, `unsupported` or `missing`, and each difference is
+`{"path", "change", "kind", "expected", "actual"}` with `kind` `wrong`, `missing` or `extra`
+(the matrix's typed differences; docs/other-runtimes.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +35,56 @@ def add_parser(sub: Any) -> None:
         metavar="LOG.jsonl",
         help="for retry scenarios: the request log of `conformance serve --request-log` for this run",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the verdict, typed differences, expected and actual as one JSON object",
+    )
     p.set_defaults(func=run)
+
+
+def _report(
+    args: argparse.Namespace,
+    scenario: Any,
+    verdict: str,
+    reason: str,
+    entries: Sequence[DiffEntry] = (),
+    expected: Any = None,
+    actual: Any = None,
+    show_expected: bool = False,
+) -> int:
+    """Print the verdict (text, or one JSON object with `--json`); the exit code."""
+    from conformance.compare import render_diff
+    from conformance.compare.results import fail_kind
+
+    code = 1 if verdict in ("fail", "missing") else 0
+    if getattr(args, "json", False):
+        out = {
+            "scenario": scenario.id,
+            "provider": args.provider,
+            "check": scenario.check,
+            "verdict": verdict,
+            "fail_kind": fail_kind(list(entries)),
+            "reason": reason,
+            "differences": [e.model_dump(include={"path", "change", "kind", "expected", "actual"}) for e in entries],
+            "expected": expected,
+            "actual": actual,
+        }
+        print(json.dumps(out, ensure_ascii=False, default=str))
+        return code
+    print(f"{verdict}: {reason}")
+    if entries:
+        print(render_diff(list(entries)))
+    if show_expected and verdict == "fail":
+        print("expected:\n" + json.dumps(expected, indent=2, ensure_ascii=False))
+    return code
 
 
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from conformance.capabilities import get_profile
-    from conformance.compare import diff, render_diff
+    from conformance.compare import diff
     from conformance.exceptions import InputError
     from conformance.harness.checks.common import canonical_outcome, expected_outcome
     from conformance.harness.checks.transcript import REPAIR_IGNORE
@@ -47,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
     actual = read_json(Path(args.actual))
     entry = scenario.entry(args.provider)
     if entry is not None and entry.unsupported:
-        print(f"unsupported: {entry.unsupported}")
-        return 0
+        return _report(args, scenario, "unsupported", entry.unsupported, actual=actual)
     ignore: tuple[str, ...] = tuple(scenario.spec.ignore)
     if scenario.check == "decode":
         expected = expected_outcome(scenario, args.provider)
@@ -67,16 +115,13 @@ def run(args: argparse.Namespace) -> int:
             f"`check` judges decode, encode, repair and retry scenarios, not {scenario.check}", where=args.scenario
         )
     if expected is None:
-        print(f"missing: no expected form for {args.provider}")
-        return 1
+        return _report(args, scenario, "missing", f"no expected form for {args.provider}", actual=actual)
     entries = diff(expected, actual, ignore=ignore)
     if entries:
-        print(f"fail: {scenario.id}[{args.provider}] — {len(entries)} difference(s) from the expected normalized form")
-        print(render_diff(entries))
-        print("expected:\n" + json.dumps(expected, indent=2, ensure_ascii=False))
-        return 1
-    print(f"pass: {scenario.id}[{args.provider}] matches the expected normalized form")
-    return 0
+        why = f"{scenario.id}[{args.provider}] — {len(entries)} difference(s) from the expected normalized form"
+        return _report(args, scenario, "fail", why, entries, expected, actual, show_expected=True)
+    why = f"{scenario.id}[{args.provider}] matches the expected normalized form"
+    return _report(args, scenario, "pass", why, expected=expected, actual=actual)
 
 
 _LOG_FIELDS: dict[str, tuple[tuple[type, ...], str, bool]] = {
@@ -157,7 +202,7 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
         from conformance.exceptions import one_line
 
         raise InputError(f"not a turn outcome: {one_line(exc)}", where=args.actual) from None
-    from conformance.compare import diff, render_diff
+    from conformance.compare import diff
 
     entries = [*diff(expected, got, ignore=tuple(scenario.spec.ignore)), *problems]
     served = {e.get("interaction") for e in log}
@@ -171,8 +216,7 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
             )
         )
     if entries:
-        print(f"fail: {scenario.id}[{args.provider}] — {len(entries)} difference(s) in what the runtime did")
-        print(render_diff(entries))
-        return 1
-    print(f"pass: {scenario.id}[{args.provider}] — requests, keys, waits and outcome as expected")
-    return 0
+        why = f"{scenario.id}[{args.provider}] — {len(entries)} difference(s) in what the runtime did"
+        return _report(args, scenario, "fail", why, entries, expected, got)
+    why = f"{scenario.id}[{args.provider}] — requests, keys, waits and outcome as expected"
+    return _report(args, scenario, "pass", why, expected=expected, actual=got)
