@@ -55,6 +55,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MODULE:FACTORY",
         help="runtime under test (default: reference)",
     )
+    group.addoption(
+        "--conformance-runtime-cmd",
+        default=None,
+        metavar="COMMAND",
+        help='runtime under test as a program speaking the JSON-lines protocol, e.g. "node adapter.mjs"',
+    )
+    group.addoption(
+        "--conformance-runtime-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds one call to the --conformance-runtime-cmd program may take before it counts as hung (60)",
+    )
+    group.addoption(
+        "--conformance-runtime-start-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds the --conformance-runtime-cmd program may take to start and answer the handshake (120)",
+    )
     group.addoption("--conformance-html", default=None, metavar="DIR", help="write matrix.json and index.html here")
     group.addoption(
         "--conformance-base-url",
@@ -181,10 +201,18 @@ def _context(config: pytest.Config) -> Any:
 
         root = config.stash[_ROOT]
         assert root is not None
+        command = config.getoption("--conformance-runtime-cmd")
+        where = "--conformance-runtime-cmd" if command else "--conformance-runtime"
         try:
-            runtime, name = load_runtime(config.getoption("--conformance-runtime"), where="--conformance-runtime")
+            runtime, name = load_runtime(
+                config.getoption("--conformance-runtime"),
+                where=where,
+                command=command,
+                timeout=config.getoption("--conformance-runtime-timeout"),
+                start_timeout=config.getoption("--conformance-runtime-start-timeout"),
+            )
         except ConformanceError as exc:
-            raise pytest.UsageError(f"--conformance-runtime: {exc}") from None
+            raise pytest.UsageError(f"{where}: {exc}") from None
         config.stash[_CONTEXT] = HarnessContext(root=root, runtime=runtime, runtime_name=name)
     return config.stash[_CONTEXT]
 
@@ -376,6 +404,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     target = Path(out)
     matrix.save(target / "matrix.json")
     write_html(matrix, target)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A runtime program (and every process it was started as) gets `shutdown`."""
+    ctx = config.stash.get(_CONTEXT, None)
+    close = getattr(getattr(ctx, "runtime", None), "close", None)
+    if callable(close):
+        close()
 
 
 def _explain_nothing_collected(config: pytest.Config) -> None:
