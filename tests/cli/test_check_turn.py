@@ -67,3 +67,16 @@ def test_a_malformed_log_line_is_named(tmp_path: Path, capsys: pytest.CaptureFix
     code = main([*args, "--actual", str(tmp_path / "out.json"), "--request-log", str(tmp_path / "log.jsonl")])
     assert code == 2
     assert "log.jsonl:2: not a JSON object" in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_json_types_the_wait_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (scenario,) = load_scenarios(ROOT / "scenarios", only=["retry_429_retry_after"])
+    (tmp_path / "out.json").write_text(json.dumps({"message": scenario.expected_for("openai")["message"]}))
+    log = [_entry(0, 0.01, 0), _entry(1, 1.0, 1)]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+    args = ["check", "retry_429_retry_after", "--provider", "openai", "--root", str(ROOT), "--json"]
+    code = main([*args, "--actual", str(tmp_path / "out.json"), "--request-log", str(tmp_path / "log.jsonl")])
+    got = json.loads(capsys.readouterr().out)
+    assert code == 1 and got["verdict"] == "fail" and got["check"] == "retry"
+    (wait,) = [d for d in got["differences"] if d["path"] == "waits[0]"]
+    assert wait["kind"] == "wrong" and wait["expected"].startswith("[29.75,")
