@@ -599,6 +599,7 @@ for _p in (
         default_model="local-model",
         matrix_column=False,
         reasoning_fields=("reasoning_content", "reasoning"),
+        reasoning_details=True,  # servers relaying OpenRouter's shape (Snowflake Cortex) send them
         think_tags=True,
     ),
 ):

@@ -21,7 +21,7 @@ from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
 from conformance.data import bundled_root, default_root
 from conformance.exceptions import ConformanceError, one_line
-from conformance.fileio import read_json
+from conformance.fileio import read_json_mended
 from conformance.runtime.loading import load_runtime
 from conformance.runtime.process import PROGRAM_FAULT
 
@@ -189,7 +189,14 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_encode(args: argparse.Namespace) -> int:
     runtime, _ = load_runtime(args.runtime, needs=("encode",))
     get_profile(args.provider)
-    conversation = read_json(Path(args.conversation))
+    from conformance.runtime.repair.surrogates import mend_surrogate_escapes
+
+    # read as `conformance repair` reads a transcript: an escaped lone surrogate becomes U+FFFD, said
+    conversation, mended = read_json_mended(Path(args.conversation), mend=mend_surrogate_escapes)
+    if mended:
+        Console(stderr=True).print(
+            Text(f"{args.conversation}: replaced {mended} unpaired UTF-16 surrogate(s) with U+FFFD"), highlight=False
+        )
     body = runtime.encode(conversation, args.provider)
     _print_json(body)
     from conformance.runtime.validate import validate

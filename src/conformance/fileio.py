@@ -189,6 +189,28 @@ def read_text(path: Path) -> str:
 
 def read_json(path: Path) -> Any:
     """A JSON file the user named; a missing or malformed one is an `InputError` naming it."""
+    return _read_json(path)
+
+
+def read_json_mended(path: Path, *, mend: Callable[[str], tuple[str, int]]) -> tuple[Any, int]:
+    """`read_json` of the text `mend` rewrote, and how many places it changed. Text that is not
+    UTF-8 is an `InputError` naming the file."""
+    try:
+        text = read_regular(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", where=str(path)) from None
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a JSON file", where=str(path)) from None
+    text, count = mend(text)
+    try:
+        return jsonvalue.loads(text), count
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+
+
+def _read_json(path: Path) -> Any:
     try:
         return jsonvalue.loads(read_regular(path))
     except FileNotFoundError:

@@ -39,6 +39,22 @@ def test_encode_prints_the_wire_body(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]
 
 
+def test_encode_mends_lone_surrogates_as_repair_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # half an emoji escaped in the file: `conformance repair` replaces it with U+FFFD and says so;
+    # encode reads the conversation the same way instead of refusing the file as invalid JSON
+    conv = tmp_path / "conversation.json"
+    conv.write_text('{"messages": [{"role": "user", "content": "cut \\ud83d here"}], "options": {"max_tokens": 9}}')
+    assert main(["encode", "--provider", "anthropic", str(conv)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["messages"][0]["content"][0]["text"] == "cut \ufffd here"
+    assert "replaced 1 unpaired UTF-16 surrogate(s) with U+FFFD" in out.err
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"role": "user", "content": "cut \\ud83d here"}\n')
+    assert main(["repair", "--provider", "anthropic", str(transcript)]) == 0
+    repaired = json.loads(capsys.readouterr().out)
+    assert repaired["messages"][0]["content"][0]["text"] == "cut \ufffd here"
+
+
 def test_run_writes_the_matrix_and_exits_by_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_project(tmp_path)
     args = ["run", "--root", str(root), "--provider", "anthropic", "--provider", "openai", "--no-html"]

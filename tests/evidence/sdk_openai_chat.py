@@ -80,6 +80,10 @@ def _text(content: Any) -> str:
     """The SDK types `content` as a string; gateways also send typed parts (Mistral)."""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict) and "type" not in content:
+        # a content object (Cloudflare's json_schema answer): the SDK hands over the dict as sent;
+        # its compact JSON is the same answer as text
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
     parts = content if isinstance(content, list) else [content]
     return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type", "text") == "text")
 

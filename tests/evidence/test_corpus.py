@@ -171,6 +171,9 @@ def _sdk_known(body: bytes, mine: Summary, theirs: Summary) -> str | None:
         elif _NULL_USAGE.search(body):
             reasons.append("the SDK loses the usage when a later chunk sends `usage: null`")
         fixed = dataclasses.replace(fixed, input_tokens=mine.input_tokens, output_tokens=mine.output_tokens)
+    if theirs.stop is None and mine.stop is not None and b'"finish_reason":' not in body and b"[DONE]" in body:
+        reasons.append("the provider names no finish_reason; `[DONE]` ends the answer, the SDK leaves it empty")
+        fixed = dataclasses.replace(fixed, stop=mine.stop)
     return "; ".join(reasons) if reasons and _same(mine, fixed) else None
 
 
@@ -237,7 +240,7 @@ BASELINE: dict[str, int] = {
     "anthropic": 90,
     "gemini": 132,
     "ollama": 10,
-    "openai_chat": 564,
+    "openai_chat": 562,  # 564 until Snowflake's two streams without a finish_reason were read as complete
     "openai_responses": 105,
 }
 """Facts that agree with the SDK, per dialect, measured on the corpus; a drop fails."""

@@ -112,6 +112,16 @@ def test_type_array_becomes_nullable() -> None:
     assert sanitize_schema(obj(a={"type": ["string", "null"]}), OPENAI).schema == obj(a={"type": ["string", "null"]})
 
 
+def test_nullable_enum_keeps_null_out_of_the_enum() -> None:
+    # `type: [T, "null"]` with `null` among the enum values: null is said by `nullable` (Gemini's
+    # Schema has no null type); left in the enum it would be offered as the string "null"
+    schema = obj(unit={"type": ["string", "null"], "enum": ["c", "f", None]}, n={"enum": [1, None]})
+    out = sanitize_schema(schema, GEMINI)
+    assert out.schema["properties"]["unit"] == {"type": "string", "enum": ["c", "f"], "nullable": True}
+    assert out.schema["properties"]["n"] == {"type": "string", "enum": ["1"], "nullable": True}
+    assert sanitize_schema(schema, OPENAI).schema == schema
+
+
 def test_enum_values_become_strings_with_a_warning() -> None:
     out = sanitize_schema(obj(n={"type": "integer", "enum": [1, 2]}), GEMINI)
     assert out.schema == obj(n={"type": "string", "enum": ["1", "2"]})

@@ -14,7 +14,8 @@
   later value is reported as a warning);
 - ``schema_const_to_enum``: ``const`` becomes a one-value string ``enum``;
 - ``schema_nullable_style == "nullable"``: ``type: [T, "null"]`` becomes ``type: T, nullable: true``
-  (several non-null types become an ``anyOf``);
+  (several non-null types become an ``anyOf``), and a ``null`` in an ``enum`` leaves the enum for
+  ``nullable: true`` (else a nullable enum would offer the string ``"null"``);
 - ``schema_enum_as_strings``: enum values become strings (JSON text for non-strings) and the
   type becomes ``string``, with a warning, since the model will then answer with strings;
 - ``schema_string_formats``: a string ``format`` not in that list is dropped with a warning; a
@@ -164,6 +165,10 @@ class _Sanitizer:
                 del node["type"]
                 if real:
                     node["anyOf"] = [*node.get("anyOf", []), *({"type": t} for t in real)]
+        enum = node.get("enum")
+        if p.schema_nullable_style == "nullable" and isinstance(enum, list) and None in enum:
+            node["enum"] = [v for v in enum if v is not None]  # null is `nullable`, never the text "null"
+            node["nullable"] = True
         if p.schema_enum_as_strings and isinstance(node.get("enum"), list):
             values = node["enum"]
             if not all(isinstance(v, str) for v in values):

@@ -334,6 +334,10 @@ def test_zero_thinking_budget_disables_thinking_and_keeps_temperature() -> None:
             {"messages": [{"role": "assistant", "content": [{"type": "image", "url": "https://x/y.png"}]}]},
             "messages[0].content[0]",
         ),
+        (  # Anthropic rejects a tool_use without a name; Gemini's encoder refuses it the same way
+            {"messages": [{"role": "assistant", "content": [{"type": "tool_call", "id": "toolu_1", "name": ""}]}]},
+            "messages[0].content[0].name",
+        ),
         ({"messages": [], "options": {"tool_choice": "unknown_tool"}}, "options.tool_choice"),
         ({"messages": [], "options": {"tool_choice": {"type": "tool"}}}, "options.tool_choice"),
         ({"messages": [], "options": {"thinking_budget": -1}}, "options.thinking_budget"),

@@ -83,10 +83,16 @@ def test_done_is_optional() -> None:
 
 
 def test_no_finish_reason_is_an_interrupted_stream_with_the_partial_kept() -> None:
-    for name in ("no_finish_reason", "done_without_finish_reason"):
-        error, kept = partial(name)
-        assert error.kind == "stream_interrupted"
-        assert kept.content == [TextBlock(text="The first")] and kept.stop_reason is None
+    error, kept = partial("no_finish_reason")
+    assert error.kind == "stream_interrupted"
+    assert kept.content == [TextBlock(text="The first")] and kept.stop_reason is None
+
+
+def test_done_ends_a_stream_that_names_no_finish_reason() -> None:
+    # `data: [DONE]` is the documented end of an OpenAI stream; Snowflake Cortex sends no finish_reason
+    done = message("done_without_finish_reason")
+    assert done.content == [TextBlock(text="The first")]
+    assert (done.stop_reason, done.raw_stop_reason) == ("stop", None)
 
 
 def test_a_stream_cut_inside_its_last_frame_is_interrupted_not_corrupt() -> None:

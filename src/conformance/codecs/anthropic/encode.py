@@ -209,6 +209,8 @@ def _assistant_blocks(message: AssistantMessage, where: str) -> list[WireBlock]:
             if block.text:
                 out.append(_text(block))
         elif isinstance(block, ToolCallBlock):
+            if not block.name:  # Anthropic rejects it (`tool_use.name`: at least 1 character), as Gemini does
+                raise InputError("a tool call needs a name", where=f"{where}.content[{j}].name")
             out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments})
         elif isinstance(block, ServerToolBlock):
             if block.dialect == DIALECT:  # another dialect's item cannot be replayed here: repair drops it

@@ -11,6 +11,7 @@ every entry of `tool_calls` is its own call, whatever its id.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
 from typing import Any
 
@@ -90,6 +91,15 @@ class ChoiceState:
                 for item in items:
                     if isinstance(item, dict) and isinstance(item.get("text"), str):
                         self.add("thinking", item["text"])
+
+    def content_object(self, content: dict[str, Any]) -> None:
+        """A `content` sent as a JSON object instead of a string: Cloudflare's answer to a
+        `json_schema` response format. A typed chunk is read as one; any other object is the
+        answer itself and is kept as its compact JSON text (never dropped)."""
+        if isinstance(content.get("type"), str):
+            self.typed_content([content])
+            return
+        self.content(json.dumps(content, ensure_ascii=False, separators=(",", ":")))
 
     def reasoning(self, delta: dict[str, Any]) -> None:
         details = delta.get("reasoning_details") if self.profile.reasoning_details else None
@@ -184,6 +194,8 @@ class ChoiceState:
             self.content(content)
         elif isinstance(content, list):
             self.typed_content(content)
+        elif isinstance(content, dict):
+            self.content_object(content)
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             self.refused = True

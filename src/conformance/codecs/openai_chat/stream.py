@@ -3,13 +3,15 @@
 Frames come from the shared SSE decoder (comments such as `: OPENROUTER PROCESSING` and
 `: keep-alive` are skipped there). `data: [DONE]` is optional; the stream is complete once choice 0
 has a `finish_reason` (Perplexity sends no `[DONE]`: its last chunk, `chat.completion.done`, has the
-finish reason). Usage is taken from whichever chunk carries it (the last one with `include_usage`,
-OpenRouter, Groq's `x_groq`, every chunk of Perplexity's) and a later `"usage": null` never erases
-it. Web sources (the profile's `sources_fields`) are taken from the last chunk that lists them.
+finish reason) or once `[DONE]` arrives after a chunk (Snowflake Cortex names no `finish_reason`:
+the stop reason is then `tool_use` or `stop` from the content, with no raw reason). Usage is
+taken from whichever chunk carries it (the last one with `include_usage`, OpenRouter, Groq's
+`x_groq`, every chunk of Perplexity's) and a later `"usage": null` never erases it. Web sources
+(the profile's `sources_fields`) are taken from the last chunk that lists them.
 Errors inside the 200 stream — a chunk with a top-level `error` (OpenAI, OpenRouter with
 `finish_reason: "error"`), an `event: error` frame (Groq), or a frame that is not JSON — end the
 message with the typed error and the partial kept. A stream that stops before a `finish_reason`
-(including one cut inside its last frame) ends with `stream_interrupted`.
+and without `[DONE]` (including one cut inside its last frame) ends with `stream_interrupted`.
 
 Events: `start` with the first chunk; text, thinking and tool-call deltas as they arrive; the
 `toolcall_end`s when choice 0 finishes; `done` once the finished message has its usage (the chunk
@@ -75,12 +77,26 @@ class OpenAIChatStream(SSEStream):
             set_finish(state, reason)
             self._finished = True
 
+    def _end_without_reason(self) -> None:
+        """`data: [DONE]` ends the stream (OpenAI's documented terminator): choice 0 is complete even
+        when no chunk named a `finish_reason` (Snowflake Cortex sends none). Its stop reason is
+        what the message holds — `tool_use` with calls, else `stop` — and no raw reason."""
+        if not self._started or self._finished:
+            self._done()
+            return
+        state = self._state
+        state.flush()
+        state.close_tools()
+        state.builder.set_stop(None, "tool_use" if state.builder.has_tool_calls() else "stop")
+        self._finished = True
+        self._done()
+
     def _frame(self, event: str, raw: str, final: bool) -> None:
         self._frames += 1
         if self._failed:
             return
         if raw == "[DONE]":
-            self._done()
+            self._end_without_reason()
             return
         if not self._started:
             self._started = True
