@@ -11,7 +11,7 @@ from conformance.compare import ScenarioResult
 from conformance.harness import HarnessContext, run_all
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
-from tests.harness import policy_mutants
+from tests.harness import context_mutants, policy_mutants
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = ["openai", "anthropic", "gemini", "openrouter", "ollama", "cerebras", "openai-compatible"]
@@ -56,6 +56,8 @@ RED_ROWS = {
     # seed 003: compress at most once, and only on the opaque raw ERROR (or a 413, a context overflow)
     policy_mutants.CompressesAgain: {"retry_compress_once"},
     policy_mutants.CompressesEveryBadRequest: {"retry_compress_only_raw_error"},
+    # the auto-compaction trigger: a history exactly at the threshold is compacted
+    context_mutants.CompactsOnlyAboveThreshold: {"auto_compact_at_threshold"},
 }
 
 
