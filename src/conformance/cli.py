@@ -54,8 +54,11 @@ def _providers(arg: list[str] | None) -> list[str]:
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.harness import HarnessContext
+    from conformance.scenarios import stack_roots
 
-    root = default_root(args.root)
+    roots = [default_root(given) for given in args.root] if args.root else [default_root(None)]
+    layers = stack_roots(roots, bundled_root())
+    root = roots[-1]
     scenario_dir = root / "scenarios"
     runtime, runtime_name = load_runtime(
         args.runtime,
@@ -63,8 +66,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         timeout=args.runtime_timeout,
         start_timeout=args.runtime_start_timeout,
     )
+    ctx = HarnessContext(
+        root=root, runtime=runtime, runtime_name=runtime_name, layers=layers if len(layers) > 1 else ()
+    )
     try:
-        return _run(args, root, scenario_dir, HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name))
+        return _run(args, root, scenario_dir, ctx)
     finally:
         close = getattr(runtime, "close", None)
         if callable(close):
@@ -75,16 +81,16 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
     from conformance.harness import build_matrix, run_all
     from conformance.harness.parallel import auto_jobs, program_jobs
     from conformance.report.progress import progress, wanted
-    from conformance.report.terminal import MatrixTable
-    from conformance.scenarios import load_scenarios
+    from conformance.report.terminal import WIDTH, MatrixTable
+    from conformance.scenarios import load_layered
 
     if args.examples:
         ctx.extras["examples"] = args.examples
-    scenarios = load_scenarios(scenario_dir, only=args.scenario)
+    scenarios = load_layered(ctx.layers or (root,), only=args.scenario)
     providers = _providers(args.provider)
     console = Console()
-    if not console.is_terminal:  # a log or a pipe: wide enough for every column
-        console = Console(width=max(console.width, 30 + 12 * len(providers)))
+    if not console.is_terminal:  # a log or a pipe: 100 columns, or wide enough for every column with --wide
+        console = Console(width=max(console.width, 30 + 12 * len(providers)) if args.wide else WIDTH)
     enabled = wanted(console, disabled=args.no_progress)
     total = len(scenarios) * len(providers)
     real_time = getattr(ctx.runtime, "real_time", False)  # a program: --jobs counts the programs run at once
@@ -103,7 +109,7 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
     # reports go beside the project; with the bundled data (an installed package), in the current folder
     out = out if out.is_absolute() else (Path.cwd() if root == bundled_root() else root) / out
     matrix.save(out / "matrix.json")
-    console.print(MatrixTable(matrix))
+    console.print(MatrixTable(matrix, width=None if args.wide else WIDTH))
     if args.show_diff:
         _print_failures(console, matrix)
     console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
@@ -252,12 +258,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
     p.add_argument(
         "--root",
+        action="append",
         default=None,
-        help="project root holding scenarios/ and cassettes/ (default: . with a scenarios/, else the bundled ones)",
+        help="project root holding scenarios/ and cassettes/ (default: . with a scenarios/, else the bundled ones); "
+        "repeatable, each layered over the ones before it (and over the bundled data when its conformance.yaml "
+        "says bundled: true)",
     )
     p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
     _runtime_cmd_options(p)
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="print the matrix as one table however wide (default: tables of providers that fit 100 columns)",
+    )
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")
@@ -302,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "init",
     "report",
     "publish",
     "repair",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the idle plugin imports nothing of the harness: pytest star
 _RESULTS = pytest.StashKey["list[ScenarioResult]"]()
 _CONTEXT = pytest.StashKey[Any]()
 _ROOT = pytest.StashKey["Path | None"]()
+_LAYERS = pytest.StashKey["tuple[Path, ...]"]()
 
 MARKER = "provider: a conformance check of one scenario against one provider, replayed from cassettes"
 RECORD_MODES = ("none", "once", "new_episodes", "all")
@@ -38,9 +39,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "conformance matrix (active with --conformance-root or the ini key)")
     group.addoption(
         "--conformance-root",
+        action="append",
         default=None,
         metavar="DIR",
-        help="collect the scenarios of this project root (holding scenarios/ and cassettes/)",
+        help="collect the scenarios of this project root (holding scenarios/ and cassettes/); repeatable, each "
+        "layered over the ones before it (and over the bundled data when its conformance.yaml says bundled: true)",
     )
     group.addoption(
         "--conformance-provider",
@@ -94,7 +97,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=RECORD_MODES,
         help="record cassettes from the live providers first (default none: replay only)",
     )
-    parser.addini("conformance_root", "collect conformance scenarios from this directory (relative to the rootdir)")
+    parser.addini(
+        "conformance_root",
+        "collect conformance scenarios from these directories (relative to the ini file), the last on top",
+        type="linelist",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -178,19 +185,39 @@ def _check_space_form(config: pytest.Config) -> None:
 
 
 def _root(config: pytest.Config) -> Path | None:
-    """The project root when the conformance checks were asked for, else None (the plugin stays idle)."""
+    """The top project root when the conformance checks were asked for, else None (the plugin stays idle).
+
+    With several roots, or a root whose conformance.yaml layers it over the bundled data, the layers
+    are kept on the stash and the top root's scenarios/ collects every layer's scenarios."""
     given = config.getoption("--conformance-root")
     if given:
-        root = Path(given).resolve()
+        roots = [Path(g).resolve() for g in given]
     else:
-        ini = config.getini("conformance_root")
+        ini = [str(line) for line in config.getini("conformance_root") if str(line).strip()]
         if not ini:
             return None
         base = config.inipath.parent if config.inipath is not None else config.rootpath
-        root = (base / str(ini)).resolve()
-    if not (root / "scenarios").is_dir():
-        raise pytest.UsageError(f"conformance root {root} has no scenarios/ directory")
-    return root
+        roots = [(base / line).resolve() for line in ini]
+    for root in roots:
+        if not root.is_dir():
+            raise pytest.UsageError(f"conformance root {root} is not a directory")
+    if len(roots) == 1 and not (roots[0] / "conformance.yaml").is_file():
+        if not (roots[0] / "scenarios").is_dir():
+            raise pytest.UsageError(f"conformance root {roots[0]} has no scenarios/ directory")
+        return roots[0]
+    from conformance.data import bundled_root
+    from conformance.exceptions import ConformanceError
+    from conformance.scenarios import stack_roots
+
+    try:
+        layers = stack_roots(roots, bundled_root())
+    except ConformanceError as exc:
+        raise pytest.UsageError(f"conformance root: {exc}") from None
+    if not (roots[-1] / "scenarios").is_dir():
+        raise pytest.UsageError(f"conformance root {roots[-1]} has no scenarios/ directory")
+    if len(layers) > 1:
+        config.stash[_LAYERS] = layers
+    return roots[-1]
 
 
 def _context(config: pytest.Config) -> Any:
@@ -213,13 +240,38 @@ def _context(config: pytest.Config) -> Any:
             )
         except ConformanceError as exc:
             raise pytest.UsageError(f"{where}: {exc}") from None
-        config.stash[_CONTEXT] = HarnessContext(root=root, runtime=runtime, runtime_name=name)
+        layers = config.stash.get(_LAYERS, ())
+        config.stash[_CONTEXT] = HarnessContext(root=root, runtime=runtime, runtime_name=name, layers=layers)
     return config.stash[_CONTEXT]
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """With layered roots, the top root's scenarios/ collects every layer's scenarios."""
+    root = parent.config.stash.get(_ROOT, None)
+    if root is None or _LAYERS not in parent.config.stash or path.resolve() != root / "scenarios":
+        return None
+    return LayeredScenarios.from_parent(parent, path=path)
+
+
+class LayeredScenarios(pytest.Directory):
+    def collect(self) -> Iterator[pytest.Collector]:
+        from conformance.exceptions import ConformanceError
+        from conformance.scenarios import load_layered
+
+        layers: tuple[Path, ...] = self.config.stash[_LAYERS]
+        try:
+            scenarios = load_layered(layers)
+        except ConformanceError as exc:
+            raise self.CollectError(str(exc)) from None
+        for scenario in scenarios:
+            node = ScenarioFile.from_parent(self, path=scenario.path)
+            node.scenario = scenario
+            yield node
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     root = parent.config.stash.get(_ROOT, None)
-    if root is None or file_path.suffix != ".yaml":
+    if root is None or file_path.suffix != ".yaml" or _LAYERS in parent.config.stash:
         return None
     if not file_path.resolve().is_relative_to(root / "scenarios"):
         return None
@@ -227,19 +279,22 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class ScenarioFile(pytest.File):
+    scenario: Any = None
+    """The scenario as its layers loaded it (None: read from the file)."""
+
     def collect(self) -> Iterator[pytest.Item]:
         from conformance.capabilities import get_profile, matrix_providers
         from conformance.exceptions import ConformanceError
         from conformance.scenarios import load_scenario
 
         try:
-            scenario = load_scenario(self.path)
+            scenario = self.scenario or load_scenario(self.path)
             providers = self.config.getoption("--conformance-provider") or matrix_providers()
             for name in providers:
                 get_profile(name)
         except ConformanceError as exc:
             raise self.CollectError(str(exc)) from None
-        for provider in providers:
+        for provider in (p for p in providers if scenario.applies(p)):
             item = ScenarioItem.from_parent(
                 self, name=f"{scenario.id}[{provider}]", scenario=scenario, provider=provider
             )

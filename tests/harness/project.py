@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from conformance.harness.sync import sync_requests
+from conformance.scenarios import stack_roots
 
 SCENARIO = """\
 title: Plain text from Anthropic
@@ -50,4 +51,30 @@ def make_project(root: Path, *, scenario: str = SCENARIO, cassette: str | None =
     if cassette is not None:
         (root / "cassettes" / "anthropic" / "text_hello.yaml").write_text(cassette, encoding="utf-8")
         sync_requests(root, providers=["anthropic"], only=None, write=True, out=io.StringIO())
+    return root
+
+
+USER_FEATURE = "tinyllm_greeting"
+MANIFEST = f"""\
+bundled: true
+features:
+  - {{id: {USER_FEATURE}, group: tinyllm, title: Greets in the model's own words}}
+"""
+OVERRIDE_TITLE = "Plain text, as this project reads it"
+
+
+def make_user_root(root: Path, bundled_scenarios: Path) -> Path:
+    """A user's root layered over the bundled data: one new scenario (text_hello, on anthropic only)
+    for a new feature declared in its conformance.yaml, and one bundled scenario (text_basic)
+    overridden with its own title."""
+    scenario = SCENARIO.replace("feature: text\n", f"feature: {USER_FEATURE}\napplies_to: [anthropic]\n")
+    scenario = scenario.replace('  openai: {unsupported: "not under test here"}\n', "")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "conformance.yaml").write_text(MANIFEST, encoding="utf-8")
+    stack_roots([root], bundled_scenarios.parent)  # the feature joins the catalog before the requests are synced
+    make_project(root, scenario=scenario)
+    bundled = (bundled_scenarios / "responses" / "text_basic.yaml").read_text(encoding="utf-8")
+    title = next(line for line in bundled.splitlines() if line.startswith("title:"))
+    override = bundled.replace(title, f"title: {OVERRIDE_TITLE}", 1)
+    (root / "scenarios" / "responses" / "text_basic.yaml").write_text(override, encoding="utf-8")
     return root

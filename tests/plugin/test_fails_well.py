@@ -135,3 +135,26 @@ def test_accept_with_a_base_url_records_from_there(project: pytest.Pytester, mon
         "http://127.0.0.1:9",
     )
     assert "127.0.0.1:9" in result.stdout.str()
+
+
+def test_a_layered_user_root_collects_its_scenarios_beside_the_bundled_ones(pytester: pytest.Pytester) -> None:
+    from conformance.data import bundled_root
+    from tests.harness.project import OVERRIDE_TITLE, make_user_root
+
+    make_user_root(pytester.path / "mine", bundled_root() / "scenarios")
+    pytester.makeini(BASE_INI + "conformance_root = mine\ntestpaths = mine/scenarios\n")
+    result = pytester.runpytest("-m", "provider", "--collect-only", "-q", "--conformance-provider", "anthropic")
+    out = result.stdout.str()
+    assert "text_hello[anthropic]" in out and "text_basic[anthropic]" in out
+    bundled = sum(1 for _ in (bundled_root() / "scenarios").rglob("*.yaml"))
+    assert f"{bundled + 1} tests collected" in out
+    result = pytester.runpytest("-m", "provider", "--conformance-provider", "openai", "-k", "text_hello or text_basic")
+    result.assert_outcomes(passed=1)  # text_hello applies to anthropic only: no openai item at all
+    result = pytester.runpytest("-m", "provider", "--conformance-provider", "anthropic", "-k", "text_hello", "-rA")
+    result.assert_outcomes(passed=1)
+    # the override is the one collected: its file lives in the user's root
+    collected = pytester.runpytest(
+        "-m", "provider", "--collect-only", "-q", "--conformance-provider", "openai", "-k", "text_basic"
+    )
+    assert "mine/scenarios/responses/text_basic.yaml::text_basic[openai]" in collected.stdout.str()
+    assert OVERRIDE_TITLE in (pytester.path / "mine/scenarios/responses/text_basic.yaml").read_text()

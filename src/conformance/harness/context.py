@@ -9,7 +9,7 @@ from typing import Any
 
 from conformance.compare import ScenarioResult, Verdict, diff
 from conformance.runtime.protocol import Declaration, declaration_of, missing_capabilities
-from conformance.scenarios import Scenario
+from conformance.scenarios import Scenario, load_layered
 
 
 @dataclass
@@ -26,8 +26,14 @@ class HarnessContext:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Work a check shares across providers within one run (e.g. decoded handoff sources)."""
     declared: Declaration | None = None
+    layers: tuple[Path, ...] = ()
+    """The project roots layered under `root`, bottom first (`scenarios.layers`); empty for `root` alone."""
     """What the runtime declares it offers (default: read from the runtime, see `declaration`)."""
     _root_resolved: Path | None = field(default=None, init=False, repr=False, compare=False)
+
+    def scenarios(self) -> list[Scenario]:
+        """Every scenario of the project: its layers' when it has several, else `root/scenarios`."""
+        return load_layered(self.layers or (self.root,))
 
     @property
     def declaration_given(self) -> bool:

@@ -27,7 +27,7 @@ from conformance.report.matrix import (
     ScenarioResult,
     cell_verdict,
 )
-from conformance.scenarios import FEATURES, Scenario
+from conformance.scenarios import Scenario, all_features
 
 
 def run_all(
@@ -43,7 +43,7 @@ def run_all(
 
     `jobs` > 1 runs the checks in that many forked workers where the platform forks
     (`harness.parallel`); `on_start` is then not called, as checks start in other processes."""
-    pairs = [(scenario, provider) for scenario in scenarios for provider in providers]
+    pairs = [(scenario, provider) for scenario in scenarios for provider in providers if scenario.applies(provider)]
     if getattr(ctx.runtime, "real_time", False):
         return _run_real_time(pairs, ctx, jobs=jobs, on_result=on_result, on_start=on_start)
     return _run_pairs(pairs, ctx, jobs=jobs, on_result=on_result, on_start=on_start)
@@ -182,7 +182,7 @@ def build_matrix(
 ) -> Matrix:
     """The matrix of a run: one cell per feature × provider with results, its verdict by `cell_verdict`."""
     used = {r.feature for r in results}
-    features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in FEATURES if f.id in used]
+    features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in all_features() if f.id in used]
     by_cell: dict[tuple[str, str], list[ScenarioResult]] = {}
     for r in results:
         by_cell.setdefault((r.feature, r.provider), []).append(r)

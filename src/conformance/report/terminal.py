@@ -32,26 +32,62 @@ def cell_text(cell: Cell | None) -> Text:
     return Text(label, style=style)
 
 
-class MatrixTable:
-    """A renderable over the matrix data (the matrix stays plain data)."""
+WIDTH = 100
+"""The widest the matrix prints by default; wider grids are split into tables of fewer providers."""
 
-    def __init__(self, matrix: Matrix, *, details: bool = True) -> None:
+
+def provider_chunks(m: Matrix, width: int | None = WIDTH) -> list[list[str]]:
+    """The providers in groups whose tables fit `width` columns (one group when `width` is None)."""
+    if width is None or not m.providers:
+        return [list(m.providers)]
+    first = max((len(row.id) + 2 for row in m.features), default=7) + 4  # the indent, padding and borders
+    chunks: list[list[str]] = [[]]
+    used = first
+    for provider in m.providers:
+        marks = max((len(cell_text(m.cell(provider, row.id)).plain) for row in m.features), default=1)
+        need = max(len(provider), marks) + 3  # cell padding and the border
+        if chunks[-1] and used + need > width:
+            chunks.append([])
+            used = first
+        chunks[-1].append(provider)
+        used += need
+    return chunks
+
+
+class MatrixTable:
+    """A renderable over the matrix data (the matrix stays plain data).
+
+    It fits `width` columns (default 100, or the console's when narrower) by splitting the providers
+    into several tables with the same rows; `width=None` prints one table however wide."""
+
+    def __init__(self, matrix: Matrix, *, details: bool = True, width: int | None = WIDTH) -> None:
         self.matrix = matrix
         self.details = details
+        self.width = width
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def _table(self, providers: list[str], title: str) -> Table:
         m = self.matrix
-        table = Table(title=f"conformance matrix — runtime: {m.runtime}", show_lines=False, header_style="bold")
+        # names come from the matrix (a project's own features and groups too): Text, never markup
+        table = Table(title=Text(title), show_lines=False, header_style="bold")
         table.add_column("feature", no_wrap=True)
-        for provider in m.providers:
-            table.add_column(provider, justify="center", no_wrap=True)
+        for provider in providers:
+            table.add_column(Text(provider), justify="center", no_wrap=True)
         group = None
         for row in m.features:
             if row.group != group:
                 group = row.group
-                table.add_row(Text(group, style="bold cyan"), *["" for _ in m.providers])
-            table.add_row("  " + row.id, *[cell_text(m.cell(p, row.id)) for p in m.providers])
-        yield table
+                table.add_row(Text(group, style="bold cyan"), *["" for _ in providers])
+            table.add_row(Text("  " + row.id), *[cell_text(m.cell(p, row.id)) for p in providers])
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        m = self.matrix
+        width = None if self.width is None else min(self.width, options.max_width)
+        chunks = provider_chunks(m, width)
+        title = f"conformance matrix — runtime: {m.runtime}"
+        for i, providers in enumerate(chunks):
+            part = f" ({i + 1}/{len(chunks)})" if len(chunks) > 1 else ""
+            yield self._table(providers, title + part)
         counts = m.counts
         yield Text(
             f"cells: {counts.get('pass', 0)} passed, {counts.get('fail', 0)} failed, "

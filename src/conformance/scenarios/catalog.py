@@ -1,4 +1,4 @@
-"""The fixed feature catalog: the rows of the matrix, grouped as the report shows them."""
+"""The feature catalog: the rows of the matrix, grouped as the report shows them; project roots add their own."""
 
 from __future__ import annotations
 
@@ -101,11 +101,34 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)
+"""The bundled catalog's ids; `known_feature_ids()` adds the features a project root declares."""
+
+_DECLARED: dict[str, Feature] = {}
+
+
+def register_feature(new: Feature) -> None:
+    """Add a project's own feature (declared in its root's `conformance.yaml`) to the catalog.
+
+    Declaring the same feature again is harmless; another group or title for a known id is an error."""
+    known = next((f for f in FEATURES if f.id == new.id), None) or _DECLARED.get(new.id)
+    if known is not None and known != new:
+        raise ValueError(f"feature {new.id!r} is already in the catalog as {known.group!r}: {known.title!r}")
+    _DECLARED[new.id] = new
+
+
+def all_features() -> tuple[Feature, ...]:
+    """The bundled catalog followed by the features project roots declared, in declaration order."""
+    return FEATURES + tuple(f for f in _DECLARED.values() if f.id not in FEATURE_IDS)
+
+
+def known_feature_ids() -> frozenset[str]:
+    """Every feature id a scenario file may name."""
+    return FEATURE_IDS | frozenset(_DECLARED)
 
 
 def feature(feature_id: str) -> Feature:
     """The catalog feature `feature_id`; `KeyError` when there is none."""
-    for f in FEATURES:
+    for f in all_features():
         if f.id == feature_id:
             return f
     raise KeyError(feature_id)

@@ -26,6 +26,9 @@ class Scenario:
     topic: str
     path: Path
     spec: ScenarioFile
+    layers: tuple[Path, ...] = ()
+    """The project roots this scenario was loaded among, the top one first (`scenarios.layers`):
+    its cassettes are looked up in each in turn. Empty for a single root."""
 
     @property
     def feature(self) -> str:
@@ -42,11 +45,18 @@ class Scenario:
         return self.spec.providers.get(provider)
 
     def cassette_path(self, provider: str, root: Path) -> Path:
-        """The cassette for `provider`: the entry's path under `root`, else `cassettes/<provider>/<id>.yaml`."""
+        """The cassette for `provider`: the entry's path, else `cassettes/<provider>/<id>.yaml`, in the first
+        layer that has it, else under `root`."""
         entry = self.entry(provider)
-        if entry is not None and entry.cassette:
-            return root / entry.cassette
-        return root / "cassettes" / provider / f"{self.id}.yaml"
+        rel = entry.cassette if entry is not None and entry.cassette else f"cassettes/{provider}/{self.id}.yaml"
+        for layer in self.layers:
+            if (layer / rel).is_file():
+                return layer / rel
+        return root / rel
+
+    def applies(self, provider: str) -> bool:
+        """Whether `provider` has a row for this scenario (`applies_to`; default every provider)."""
+        return self.spec.applies_to is None or provider in self.spec.applies_to
 
     def conversation(self, provider: str) -> dict[str, Any]:
         """The input's conversation (CONVERSATION.json) with the provider entry's model and options applied.

@@ -17,6 +17,7 @@ overrides:                      # deep-merged over `expected` for one provider
 ignore: [message.usage]         # contract paths left out of the comparison
 focus: [error.retry_after_s]    # what the row is about (default: the feature's, see harness.focus)
 chunk_size: 3                   # replay stream bodies in 3-byte chunks
+applies_to: [openai]            # only these providers (default: all); others are not listed
 ```
 """
 
@@ -26,7 +27,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from conformance.scenarios.catalog import FEATURE_IDS
+from conformance.scenarios.catalog import known_feature_ids
 
 BuiltinCheck = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "context", "store"]
 CHECKS: tuple[str, ...] = get_args(BuiltinCheck)
@@ -80,14 +81,19 @@ class ScenarioFile(BaseModel):
     """The contract paths this row is about (default: its feature's, `harness.focus.FEATURE_FOCUS`). A
     runtime that declares it does not expose one of them gets `not_offered` for the row; optional
     fields it is not about are left out of the comparison where the runtime does not expose them."""
+    applies_to: list[str] | None = None
+    """The providers this scenario is about (default: every provider); others get no row at all."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 
     @field_validator("feature")
     @classmethod
     def _known_feature(cls, value: str) -> str:
-        if value not in FEATURE_IDS:
-            raise ValueError(f"unknown feature {value!r}; see the feature catalog in the README")
+        if value not in known_feature_ids():
+            raise ValueError(
+                f"unknown feature {value!r}; see the feature catalog in the README "
+                "(a project declares its own in its root's conformance.yaml)"
+            )
         return value
 
     @field_validator("check")

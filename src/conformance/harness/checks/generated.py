@@ -35,7 +35,7 @@ from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
 from conformance.replay.cassette import load_cassette
-from conformance.scenarios import Scenario, load_scenarios
+from conformance.scenarios import Scenario
 
 
 def _settings(n: int, *, generate_only: bool = False) -> settings:
@@ -103,7 +103,7 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
 
 def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     bodies: list[tuple[str, int, dict[str, str], bytes, bool]] = []
-    for scenario in load_scenarios(ctx.root / "scenarios"):
+    for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
         path = scenario.cassette_path(provider, ctx.root)

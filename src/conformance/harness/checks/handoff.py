@@ -30,7 +30,7 @@ from conformance.model import (
 )
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
-from conformance.scenarios import Scenario, load_scenarios
+from conformance.scenarios import Scenario
 
 SOURCE_ONLY_OPTIONS = frozenset({"server_tools"})
 """Options in the source provider's own wire shape, which no other provider can be asked for."""
@@ -49,7 +49,7 @@ def _continued(conv: Conversation, message: AssistantMessage) -> list[Message]:
 def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, AssistantMessage]]:
     """(source provider, label, conversation, message) for every message the runtime under test
     decodes from a decode cassette (read once per run, by `_serialized`)."""
-    for scenario in load_scenarios(ctx.root / "scenarios"):
+    for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
         for source in matrix_providers():
