@@ -1,0 +1,46 @@
+"""`conformance init [DIR]`: scaffold a project layered over the bundled data (and CI workflows)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "init",
+        help="scaffold a project: a root layered over the bundled data, an example scenario and cassette, "
+        "pytest configuration and a runtime stub",
+    )
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="where to write the project (default: .)")
+    p.add_argument("--ci", choices=("github",), help="also write CI workflows (github: GitHub Actions)")
+    p.add_argument("--force", action="store_true", help="overwrite files that already exist")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.commands.scaffold import GITHUB, PROJECT, ROOT
+    from conformance.data import bundled_root
+    from conformance.exceptions import InputError
+    from conformance.fileio import atomic_write
+    from conformance.harness.sync import sync_requests
+    from conformance.scenarios import stack_roots
+
+    target = Path(args.dir)
+    files = {**PROJECT, **(GITHUB if args.ci == "github" else {})}
+    if not args.force:
+        for rel in files:
+            if (target / rel).exists():
+                raise InputError("already exists; run again with --force to overwrite it", where=str(target / rel))
+    for rel, text in files.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
+        print(f"wrote {path}")
+    root = (target / ROOT).resolve()
+    stack_roots([root], bundled_root())
+    sync_requests(root, providers=["anthropic"], only=None, write=True, out=io.StringIO())
+    print(f"next: cd {target} && pytest -m provider   (or: conformance run --root {ROOT} --runtime my_runtime:make)")
+    return 0

@@ -1,0 +1,127 @@
+"""`conformance init` scaffolds a project that runs as it is, with CI workflows that lint clean."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from tests.cli.workflow_lint import lint_workflow
+
+WORKFLOWS = ("conformance.yml", "record.yml", "publish.yml")
+
+
+def _init(target: Path, *extra: str) -> int:
+    return main(["init", str(target), *extra])
+
+
+def test_init_writes_a_project_and_the_workflows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _init(tmp_path / "proj", "--ci", "github") == 0
+    capsys.readouterr()
+    proj = tmp_path / "proj"
+    for rel in ("conformance/conformance.yaml", "pytest.ini", "my_runtime.py", "conformance/scenarios"):
+        assert (proj / rel).exists(), rel
+    for name in WORKFLOWS:
+        assert (proj / ".github" / "workflows" / name).is_file()
+
+
+def test_init_never_overwrites_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pytest.ini").write_text("[pytest]\n# mine\n")
+    assert _init(proj) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pytest.ini" in err and "--force" in err
+    assert (proj / "pytest.ini").read_text() == "[pytest]\n# mine\n"
+    assert not (proj / "my_runtime.py").exists()  # nothing written at all
+    assert _init(proj, "--force") == 0
+    assert "conformance_root" in (proj / "pytest.ini").read_text()
+
+
+def test_the_scaffolded_project_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proj = tmp_path / "proj"
+    assert _init(proj) == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-m",
+            "provider",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-k",
+            "my_greeting",
+        ],
+        cwd=proj,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+    monkeypatch.chdir(proj)
+    capsys.readouterr()
+    args = [
+        "run",
+        "--root",
+        "conformance",
+        "--runtime",
+        "my_runtime:make",
+        "--provider",
+        "anthropic",
+        "--provider",
+        "openai",
+    ]
+    assert main([*args, "--scenario", "my_greeting", "--scenario", "text_basic", "--no-progress", "--no-html"]) == 0
+    out = capsys.readouterr().out
+    assert "my_greeting" in out and "text" in out
+
+
+def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _init(tmp_path, "--ci", "github") == 0
+    capsys.readouterr()
+    paths = [tmp_path / ".github" / "workflows" / name for name in WORKFLOWS]
+    for path in paths:
+        assert lint_workflow(path) == []
+    actionlint = shutil.which("actionlint")
+    if actionlint is not None:  # the real linter, where it is installed
+        done = subprocess.run([actionlint, *map(str, paths)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout
+    text = (tmp_path / ".github" / "workflows" / "record.yml").read_text()
+    assert "--require-keys" in text and "secrets.ANTHROPIC_API_KEY" in text
+    gate = (tmp_path / ".github" / "workflows" / "conformance.yml").read_text()
+    assert "pull_request" in gate and "--fail-on-regression" in gate
+
+
+def test_the_workflow_lint_catches_what_it_claims(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        "name: x\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    needs: nowhere\n    steps:\n"
+        "      - uses: checkout\n"
+        "      - run: echo ${{ secrets.KEY }} ${{ gihub.sha }}\n"
+        "      - run: x\n        uses: a/b@v1\n"
+        "      - run: y\n        wiht: {a: 1}\n"
+    )
+    problems = "\n".join(lint_workflow(bad))
+    for expected in (
+        "needs unknown job",
+        "not owner/repo@ref",
+        "secrets are read in env",
+        "unknown context 'gihub'",
+        "either uses or run",
+        "unknown step key 'wiht'",
+    ):
+        assert expected in problems, expected
