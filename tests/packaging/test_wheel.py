@@ -78,3 +78,40 @@ def test_run_from_the_installed_wheel_in_an_empty_folder(wheel: Path, tmp_path: 
     assert matrix["counts"]["pass"] > 80 and matrix["counts"].get("fail", 0) == 0
     assert (work / "reports" / "index.html").is_file()
     assert not (target / "conformance" / "data" / "reports").exists()  # nothing written into the package
+
+
+def test_a_scaffolded_root_layers_over_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+    """`conformance init` from the wheel, then its root's own scenario and feature run beside the bundled ones."""
+    target, work = tmp_path / "site", tmp_path / "project"
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
+    subprocess.run(install, check=True, timeout=300, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    cli = [sys.executable, "-m", "conformance.cli"]
+    subprocess.run([*cli, "init", str(work)], env=env, check=True, capture_output=True, timeout=120)
+    providers = ["--provider", "anthropic", "--provider", "openai"]
+    run = subprocess.run(
+        [
+            *cli,
+            "run",
+            "--root",
+            "conformance",
+            "--runtime",
+            "my_runtime:make",
+            "--no-progress",
+            "--no-html",
+            *providers,
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr[-2000:]
+    matrix = json.loads((work / "conformance" / "reports" / "matrix.json").read_text())  # beside the root
+    results = {(r["scenario"], r["provider"]): r for cell in matrix["cells"] for r in cell["results"]}
+    assert results[("my_greeting", "anthropic")]["verdict"] == "pass"
+    assert ("my_greeting", "openai") not in results
+    assert "my_greeting" in [f["id"] for f in matrix["features"]]
+    assert len({sid for sid, _ in results}) == len(list((ROOT / "scenarios").rglob("*.yaml"))) + 1
