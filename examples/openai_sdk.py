@@ -53,15 +53,17 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
         return {"kind": "timeout", "message": str(exc)}
     if isinstance(exc, openai.APIStatusError):
         kind = next((k for cls, k in ERRORS if isinstance(exc, cls)), "invalid_request")
+        # the SDK hands on the body's `error` (an object, or a string where the provider sends one: xAI)
         body = exc.body if isinstance(exc.body, dict) else {}
-        out: dict[str, Any] = {"kind": kind, "status": exc.status_code, "message": str(body.get("message") or exc)}
-        if exc.code:
-            out["provider_code"] = str(exc.code)
+        said = body.get("message") or (exc.body if isinstance(exc.body, str) else None)
+        out: dict[str, Any] = {"kind": kind, "status": exc.status_code, "message": str(said or exc)}
+        if exc.code or exc.type:  # the SDK's two identifiers of the error object
+            out["provider_code"] = str(exc.code or exc.type)
         return out
     if isinstance(exc, openai.APIError):  # an `error` event inside a stream
         out = {"kind": "stream_interrupted", "message": exc.message}
-        if exc.code:
-            out["provider_code"] = str(exc.code)
+        if exc.code or exc.type:
+            out["provider_code"] = str(exc.code or exc.type)
         return out
     return {"kind": "stream_interrupted", "message": str(exc)}
 

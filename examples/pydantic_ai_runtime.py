@@ -25,10 +25,12 @@ import json
 from typing import Any
 
 import anthropic._base_client as anthropic_base_client
+import google.genai._api_client as genai_api_client
 import httpx
 import httpx2
 import openai._base_client as openai_base_client
 import pydantic_ai
+from openai import AsyncOpenAI
 from pydantic_ai import exceptions as errors
 from pydantic_ai import messages as pm
 from pydantic_ai.direct import model_request, model_request_stream
@@ -37,8 +39,11 @@ from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.deepseek import DeepSeekProvider
+from pydantic_ai.providers.fireworks import FireworksProvider
 from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.providers.openrouter import OpenRouterProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
@@ -73,20 +78,34 @@ _ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
 """pydantic-ai's error categories → normalized error kinds (first match; subclasses listed first)."""
 
 
-def _model(provider: str, base_url: str, key: str, transport: Any) -> Model:
-    """pydantic-ai's model class for `provider`'s dialect, sending through `transport` (an httpx one)."""
+_OPENAI_SDK_PROVIDERS: dict[str, type[OpenRouterProvider | DeepSeekProvider | FireworksProvider]] = {
+    "openrouter": OpenRouterProvider,
+    "deepseek": DeepSeekProvider,
+    "fireworks": FireworksProvider,
+}
+"""Hosts pydantic-ai has a provider class for over the OpenAI SDK (its model profile: which fields
+that host takes). xAI, Groq and Mistral have classes over their own SDKs, which this adapter does
+not drive; they, like any other OpenAI-compatible host, go through `OpenAIProvider(base_url=…)`."""
+
+
+def _model(provider: str, base_url: str, key: str, transport: Any, model: str | None = None) -> Model:
+    """pydantic-ai's model class for `provider`'s dialect and `model` (the profile's default when
+    None), sending through `transport` (an httpx one)."""
     profile = get_profile(provider)
+    name = model or profile.default_model
     http = httpx2.AsyncClient(transport=Httpx2Transport(transport), timeout=600.0)
     if profile.dialect == "openai_chat":
-        return OpenAIChatModel(
-            profile.default_model, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http)
-        )
+        own = _OPENAI_SDK_PROVIDERS.get(provider)
+        if own is not None:
+            client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=http)
+            return OpenAIChatModel(name, provider=own(openai_client=client))
+        return OpenAIChatModel(name, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http))
     if profile.dialect == "anthropic":
         anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http)
-        return AnthropicModel(profile.default_model, provider=anthropic_provider)
+        return AnthropicModel(name, provider=anthropic_provider)
     if profile.dialect == "gemini":
         google_provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=http)
-        return GoogleModel(profile.default_model, provider=google_provider)
+        return GoogleModel(name, provider=google_provider)
     raise InputError(
         f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
     )
@@ -183,7 +202,11 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     body = exc.body if isinstance(exc.body, dict) else {}
     nested = body.get("error")
     inner: dict[str, Any] = nested if isinstance(nested, dict) else body
-    out: dict[str, Any] = {"kind": kind, "message": str(inner.get("message") or exc.message)}
+    # the provider's message: `error.message`, or `error` itself where it is a string (xAI's
+    # `{"code", "error": "…"}`, which the openai SDK hands on as the body)
+    said = inner.get("message") or (nested if isinstance(nested, str) else None)
+    said = said or (exc.body if isinstance(exc.body, str) else None)
+    out: dict[str, Any] = {"kind": kind, "message": str(said or exc.message)}
     status = getattr(exc, "status_code", None)
     if status is not None and not exc.in_stream:
         out["status"] = status
@@ -248,7 +271,7 @@ class PydanticAiRuntime:
             return httpx.Response(418, json={"error": {"message": "captured"}})
 
         profile = get_profile(provider)
-        model = _model(provider, profile.base_url, "encode", httpx.MockTransport(capture))
+        model = _model(provider, profile.base_url, "encode", httpx.MockTransport(capture), conversation.get("model"))
         asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
         if not sent:
             raise InputError("pydantic-ai sent no request", where="encode")
@@ -269,10 +292,12 @@ class PydanticAiRuntime:
         return asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
-        model = _model(request.provider, request.base_url, request.keys[0], request.transport)
+        model = _model(
+            request.provider, request.base_url, request.keys[0], request.transport, request.conversation.get("model")
+        )
         policy = request.settings.get("policy", {})
         settings: ModelSettings = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
-        with sdk_sleeps_on(request.clock, openai_base_client, anthropic_base_client):
+        with sdk_sleeps_on(request.clock, openai_base_client, anthropic_base_client, genai_api_client):
             return asyncio.run(_run(model, request.conversation, request.provider, settings))
 
 

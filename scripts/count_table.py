@@ -21,9 +21,11 @@ Row = tuple[str, str, Counter[str]]
 """(runtime label, provider or provider group, cell verdict counts)."""
 
 
-def count_cells(label: str, runtime: Any, name: str, groups: Mapping[str, tuple[str, ...]]) -> list[Row]:
+def count_cells(
+    label: str, runtime: Any, name: str, groups: Mapping[str, tuple[str, ...]], results_out: list[Any] | None = None
+) -> list[Row]:
     """Run every scenario through `runtime` on the providers of `groups`; count its cells (provider ×
-    feature, as matrix.json counts them) per group."""
+    feature, as matrix.json counts them) per group. The scenario results go to `results_out` when given."""
     from conformance.harness import HarnessContext, run_all
     from conformance.harness.run import build_matrix
     from conformance.scenarios import load_scenarios
@@ -32,6 +34,8 @@ def count_cells(label: str, runtime: Any, name: str, groups: Mapping[str, tuple[
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=name)
     results = run_all(load_scenarios(ROOT / "scenarios"), providers, ctx)
     matrix = build_matrix(results, providers, ctx, scenario_dir=ROOT / "scenarios")
+    if results_out is not None:
+        results_out.extend(results)
     return [
         (label, group, Counter(c.verdict for c in matrix.cells if c.provider in members))
         for group, members in groups.items()

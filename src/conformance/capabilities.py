@@ -52,6 +52,8 @@ class ModelInfo(BaseModel):
     """False: the model does not stream; asking for a stream is an `UnsupportedFeatureError`."""
     tool_use: bool = True
     """False: the model takes no tools, native or prompt-based; sending tools is an error."""
+    rejected_request_fields: dict[str, str] = Field(default_factory=dict)
+    """Request fields this model refuses, with what the provider answers (beside the profile's)."""
     tokenizer: str | None = None
     """The model's tiktoken encoding (`o200k_base`), where it is public: exact token counts."""
 
@@ -109,6 +111,15 @@ class ProviderProfile(BaseModel):
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     rejected_request_fields: dict[str, str] = Field(default_factory=dict)
+    max_completion_tokens_alias: bool = False
+    """The provider documents `max_completion_tokens` and the older `max_tokens` as one completion
+    limit (OpenAI, Azure OpenAI, Groq, xAI). Elsewhere the other spelling is a different request:
+    a field the provider does not document (a request finding; DeepSeek, for one, "documents only
+    `max_tokens` and silently ignores `max_completion_tokens`", api-docs.deepseek.com/api/create-chat-completion)."""
+    developer_is_system: bool = False
+    """The provider documents a `developer` message as the system prompt's role and reads the two
+    alike (OpenAI: "with o1 models and newer, developer messages replace system messages"; both
+    are accepted). Elsewhere `developer` is a different request (a request finding)."""
     """Request fields this provider refuses, with what it answers (a request finding that fails)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
     """Headers sent on every request (Anthropic: `anthropic-version`)."""
@@ -217,6 +228,12 @@ _OPENAI_REASONING = ModelInfo(
     accepts_stop=False,
     accepts_temperature=False,
     system_role="developer",
+    rejected_request_fields={
+        "max_tokens": (
+            "OpenAI answers 400 unsupported_parameter on max_tokens for reasoning models: "
+            "\"Use 'max_completion_tokens' instead\" (provider-wire-formats.md §1)"
+        )
+    },
     tokenizer="o200k_base",
 )
 
@@ -329,12 +346,15 @@ _OPENAI_RESPONSES = ProviderProfile(
     thinking_requires_signature=True,
     models=_RESPONSES_MODELS,
     fallback_model=_RESPONSES_FALLBACK,
+    developer_is_system=True,
 )
 
 for _p in (
     ProviderProfile(
         name="openai",
         dialect="openai_chat",
+        max_completion_tokens_alias=True,
+        developer_is_system=True,
         base_url="https://api.openai.com/v1",
         auth_style="bearer",
         key_env=("OPENAI_API_KEY",),
@@ -409,6 +429,7 @@ for _p in (
     ProviderProfile(
         name="xai",
         dialect="openai_chat",
+        max_completion_tokens_alias=True,
         base_url="https://api.x.ai/v1",
         auth_style="bearer",
         key_env=("XAI_API_KEY",),
@@ -436,6 +457,7 @@ for _p in (
     ProviderProfile(
         name="groq",
         dialect="openai_chat",
+        max_completion_tokens_alias=True,
         base_url="https://api.groq.com/openai/v1",
         auth_style="bearer",
         key_env=("GROQ_API_KEY",),
@@ -519,6 +541,8 @@ for _p in (
     ProviderProfile(
         name="azure",
         dialect="openai_chat",
+        max_completion_tokens_alias=True,
+        developer_is_system=True,
         base_url="https://my-resource.openai.azure.com/openai",
         auth_style="api-key",
         key_env=("AZURE_OPENAI_API_KEY",),

@@ -37,21 +37,40 @@ class _ClockAnyio:
         return getattr(self._anyio, name)
 
 
+class _ClockTenacity:
+    """A stand-in for `tenacity` inside one SDK module (google-genai's retry loop): its `Retrying`
+    and `AsyncRetrying` wait on the harness clock."""
+
+    def __init__(self, clock: TurnClock, tenacity: ModuleType) -> None:
+        self._clock, self._tenacity = clock, tenacity
+
+    def Retrying(self, *args: Any, **kwargs: Any) -> Any:
+        return self._tenacity.Retrying(*args, sleep=self._clock.sleep_sync, **kwargs)
+
+    def AsyncRetrying(self, *args: Any, **kwargs: Any) -> Any:
+        return self._tenacity.AsyncRetrying(*args, sleep=self._clock.sleep, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tenacity, name)
+
+
+_STAND_INS: dict[str, Any] = {
+    "time": lambda clock, real: _ClockTime(clock),
+    "anyio": _ClockAnyio,
+    "tenacity": _ClockTenacity,
+}
+
+
 @contextlib.contextmanager
 def sdk_sleeps_on(clock: TurnClock, *modules: ModuleType) -> Iterator[None]:
-    """For the duration of the block, the retry loops of `modules` (an SDK's `_base_client`) sleep on
-    `clock`: the sync loop's `time.sleep` and the async loop's `anyio.sleep`. Restored on any exit."""
-    saved = [(m, m.__dict__.get("time"), m.__dict__.get("anyio")) for m in modules]
+    """For the duration of the block, the retry loops of `modules` (an SDK's `_base_client`, or
+    google-genai's `_api_client`) sleep on `clock`: the sync loop's `time.sleep`, the async loop's
+    `anyio.sleep`, and tenacity's `Retrying`/`AsyncRetrying` sleeps. Restored on any exit."""
+    saved = [(m, name, m.__dict__[name]) for m in modules for name in _STAND_INS if name in m.__dict__]
     try:
-        for module, real_time, real_anyio in saved:
-            if real_time is not None:
-                module.time = _ClockTime(clock)  # type: ignore[attr-defined]
-            if real_anyio is not None:
-                module.anyio = _ClockAnyio(clock, real_anyio)  # type: ignore[attr-defined]
+        for module, name, real in saved:
+            setattr(module, name, _STAND_INS[name](clock, real))
         yield
     finally:
-        for module, real_time, real_anyio in saved:
-            if real_time is not None:
-                module.time = real_time  # type: ignore[attr-defined]
-            if real_anyio is not None:
-                module.anyio = real_anyio  # type: ignore[attr-defined]
+        for module, name, real in saved:
+            setattr(module, name, real)

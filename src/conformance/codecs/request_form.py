@@ -50,21 +50,25 @@ class Default:
 
 @dataclass(frozen=True)
 class Rename:
-    """`path` is another spelling of `to` (the key in the same object)."""
+    """`path` is another spelling of `to` (the key in the same object); when `when` names a
+    `ProviderProfile` flag, only for the providers whose profile sets it."""
 
     path: str
     to: str
     source: str
+    when: str | None = None
 
 
 @dataclass(frozen=True)
 class ValueAlias:
-    """At `path`, the value `spelled` reads as `means`."""
+    """At `path`, the value `spelled` reads as `means` (when `when` names a `ProviderProfile` flag:
+    only for the providers whose profile sets it, e.g. the ones that document the alias)."""
 
     path: str
     spelled: Any
     means: Any
     source: str
+    when: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,11 +107,7 @@ class RequestTable:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_defaults", {d.path: d for d in self.defaults})
-        object.__setattr__(self, "_renames", {r.path: r.to for r in self.renames})
-        values: dict[str, dict[Any, Any]] = {}
-        for v in self.values:
-            values.setdefault(v.path, {})[v.spelled] = v.means
-        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_scoped", {})
         object.__setattr__(self, "_blocks", {t.path: t for t in self.text_blocks})
 
     def rules(self) -> list[tuple[str, str, str]]:
@@ -117,8 +117,14 @@ class RequestTable:
             ("default", f"{d.path} = {d.value!r}" + (f" (with {d.when})" if d.when else ""), d.source)
             for d in self.defaults
         ]
-        out += [("spelling", f"{r.path} ≡ {r.to}", r.source) for r in self.renames]
-        out += [("spelling", f"{v.path}: {v.spelled!r} ≡ {v.means!r}", v.source) for v in self.values]
+        out += [
+            ("spelling", f"{r.path} ≡ {r.to}" + (f" (where {r.when})" if r.when else ""), r.source)
+            for r in self.renames
+        ]
+        out += [
+            ("spelling", f"{v.path}: {v.spelled!r} ≡ {v.means!r}" + (f" (where {v.when})" if v.when else ""), v.source)
+            for v in self.values
+        ]
         out += [("string ≡ one block", t.path, t.source) for t in self.text_blocks]
         out += [("API version", f"{p.spelled} ≡ {p.means}", p.source) for p in self.path_aliases]
         out += [("informational", key, src) for key, src in self.informational.items()]
@@ -130,16 +136,37 @@ class RequestTable:
                 return path.replace(alias.spelled, alias.means, 1)
         return path
 
-    def canonical_body(self, body: Any) -> Any:
-        """The body as the provider reads it (objects the table changes are copied; the rest shared)."""
+    def canonical_body(self, body: Any, profile: ProviderProfile | None = None) -> Any:
+        """The body as `profile`'s provider reads it (objects the table changes are copied; the rest
+        shared). Without a profile, only the aliases that hold for every provider apply."""
         if not isinstance(body, dict):
             return body
-        return _read(self, body, "", body)
+        return _read(self, body, "", body, self._spellings(profile))
+
+    def _spellings(self, profile: ProviderProfile | None) -> _Spellings:
+        """The renames and value aliases that hold for `profile` (cached per set of profile flags)."""
+        scoped_rules: list[Rename | ValueAlias] = [*self.renames, *self.values]
+        flags = tuple(sorted({r.when for r in scoped_rules if r.when and getattr(profile, r.when, False)}))
+        cache: dict[tuple[str, ...], _Spellings] = self._scoped  # type: ignore[attr-defined]
+        if flags not in cache:
+            renames = {r.path: r.to for r in self.renames if r.when is None or r.when in flags}
+            values: dict[str, dict[Any, Any]] = {}
+            for v in self.values:
+                if v.when is None or v.when in flags:
+                    values.setdefault(v.path, {})[v.spelled] = v.means
+            cache[flags] = _Spellings(renames, values)
+        return cache[flags]
 
 
-def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any]) -> Any:
+@dataclass(frozen=True)
+class _Spellings:
+    renames: dict[str, str]
+    values: dict[str, dict[Any, Any]]
+
+
+def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any], spell: _Spellings) -> Any:
     if isinstance(value, dict):
-        renames: dict[str, str] = table._renames  # type: ignore[attr-defined]
+        renames = spell.renames
         defaults: dict[str, Default] = table._defaults  # type: ignore[attr-defined]
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -147,7 +174,7 @@ def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any]) -
             to = renames.get(path)
             if to is not None and to not in value:
                 key, path = to, (f"{pattern}.{to}" if pattern else to)
-            read = _read(table, item, path, root)
+            read = _read(table, item, path, root, spell)
             default = defaults.get(path)
             if default is not None and read == default.value and (default.when is None or default.when in root):
                 continue
@@ -155,11 +182,11 @@ def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any]) -
         return out
     if isinstance(value, list):
         star = f"{pattern}.*"
-        return [_read(table, item, star, root) for item in value]
+        return [_read(table, item, star, root, spell) for item in value]
     block: TextBlocks | None = table._blocks.get(pattern)  # type: ignore[attr-defined]
     if block is not None and isinstance(value, str):
         return [{"type": block.block_type, block.key: value}]
-    aliases: dict[Any, Any] | None = table._values.get(pattern)  # type: ignore[attr-defined]
+    aliases = spell.values.get(pattern)
     if aliases is not None and isinstance(value, str | int | float | bool) and value in aliases:
         return aliases[value]
     return value
@@ -251,11 +278,13 @@ def request_findings(profile: ProviderProfile, expected: Any, actual: Any) -> li
     table = request_table(profile.dialect)
     findings: list[RequestFinding] = []
     if isinstance(actual, dict):
-        for key, fact in profile.rejected_request_fields.items():
+        model = actual.get("model") if isinstance(actual.get("model"), str) else None
+        refused = {**profile.rejected_request_fields, **profile.model_info(model).rejected_request_fields}
+        for key, fact in refused.items():
             if key in actual and not (isinstance(expected, dict) and key in expected):
                 findings.append(RequestFinding(path=key, actual=actual[key], verdict="fail", fact=fact))
-    exp = table.canonical_body(expected)
-    act = table.canonical_body(actual)
+    exp = table.canonical_body(expected, profile)
+    act = table.canonical_body(actual, profile)
     if exp == act:
         return findings
     diffs: list[tuple[str, Any, Any]] = []

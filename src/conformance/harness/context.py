@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.compare import ScenarioResult, Verdict, diff
+from conformance.codecs.request_form import RequestFinding, failing, render_findings
+from conformance.compare import DiffEntry, ScenarioResult, Verdict, diff
 from conformance.runtime.protocol import Declaration, declaration_of, missing_capabilities
 from conformance.scenarios import Scenario, load_layered
 
@@ -103,8 +104,32 @@ def unplayed_failure(scenario: Scenario, provider: str, unplayed: list[int], **f
 
 
 def mismatch_failure(scenario: Scenario, provider: str, exc: Exception, **fields: Any) -> ScenarioResult:
-    """A fail for a request the cassette does not hold (the replay's `ReplayMismatch`)."""
-    return result(scenario, provider, "fail", f"request not in cassette: {exc}", **fields)
+    """A fail for a request the cassette does not hold (the replay's `ReplayMismatch`). When its body
+    differs from the recorded one (same method and URL), the differences the provider would reject
+    or misread are the typed diff (`request[N].<path>`), and every finding is listed in `requests`."""
+    findings: list[RequestFinding] = list(getattr(exc, "findings", None) or [])
+    bad = failing(findings)
+    if not bad:
+        return result(scenario, provider, "fail", f"request not in cassette: {exc}", **fields)
+    number = getattr(exc, "number", None)
+    prefix = f"request[{number}]" if number else "request"
+    entries = [finding_entry(prefix, f) for f in bad]
+    reason = (
+        f"{prefix} differs from the recorded one as {provider} reads it:\n"
+        + render_findings(bad)
+        + f"\n(request not in cassette: {exc})"
+    )
+    return result(scenario, provider, "fail", reason, diff=entries, requests=findings, **fields)
+
+
+def finding_entry(prefix: str, finding: RequestFinding) -> DiffEntry:
+    """A request finding as a typed diff entry at `prefix.path` (extra, missing or wrong)."""
+    path = ".".join(p for p in (prefix, finding.path) if p)
+    if finding.expected is None:
+        return DiffEntry(path=path, change="added", actual=finding.actual)
+    if finding.actual is None:
+        return DiffEntry(path=path, change="removed", expected=finding.expected)
+    return DiffEntry(path=path, change="changed", expected=finding.expected, actual=finding.actual)
 
 
 def judge(

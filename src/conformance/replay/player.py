@@ -33,7 +33,16 @@ _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encodi
 
 
 class ReplayMismatch(Exception):
-    """The runtime sent a request the cassette does not hold (a verdict, not a crash)."""
+    """The runtime sent a request the cassette does not hold (a verdict, not a crash).
+
+    `findings`: how its body differs from the nearest unplayed recorded request with the same
+    method and URL, as the provider reads it (empty when no such request is left); `number`: which
+    request of the exchange it was (1 for the first)."""
+
+    def __init__(self, message: str, findings: list[RequestFinding] | None = None, number: int | None = None) -> None:
+        super().__init__(message)
+        self.findings = findings or []
+        self.number = number
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,7 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         target = _Target.of(method, url, self.profile)
         sent = parse_body(body)
         nearest: tuple[int, str] | None = None
+        near_findings: list[RequestFinding] = []
         for i, it in enumerate(self.cassette.interactions):
             if self.play_counts[i]:
                 continue
@@ -131,11 +141,12 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             if failing(findings):
                 if nearest is None or nearest[1].startswith("differs in"):
                     nearest = (i, explain(findings))
+                    near_findings = findings
                 continue
             self.findings += findings
             self.play_counts[i] += 1
             return i, it
-        raise ReplayMismatch(self._explain(method, url, nearest))
+        raise ReplayMismatch(self._explain(method, url, nearest), near_findings, len(self.log) + 1)
 
     def _explain(self, method: str, url: str, nearest: tuple[int, str] | None) -> str:
         head = f"no unplayed interaction of {self.cassette.path} matches {method} {url}"

@@ -10,6 +10,7 @@ from conformance.codecs.gemini.request_reader import TABLE
 from tests.codecs.request_cases import assert_found, assert_same
 
 BASE: dict[str, Any] = {
+    "systemInstruction": {"parts": [{"text": "s"}]},
     "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
     "tools": [{"functionDeclarations": [{"name": "f"}]}],
 }
@@ -18,7 +19,9 @@ SAME = {
     "mode AUTO": {"toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}},
     "candidateCount 1": {"generationConfig": {"candidateCount": 1}},
     "empty generationConfig": {"generationConfig": {}},
+    "text-only responseModalities": {"generationConfig": {"responseModalities": ["TEXT"]}},
     "role left out": {"contents": [{"parts": [{"text": "hi"}]}]},
+    "system instruction's role": {"systemInstruction": {"role": "user", "parts": [{"text": "s"}]}},
 }
 
 

@@ -41,13 +41,36 @@ def test_developer_reads_as_system_and_key_order_is_free() -> None:
     assert_same("openai", expected, actual)
 
 
-def test_max_tokens_and_max_completion_tokens_are_one_limit() -> None:
-    assert_same("openrouter", {**BASE, "max_tokens": 5}, {**BASE, "max_completion_tokens": 5})
+@pytest.mark.parametrize("provider", ["openai", "azure", "groq", "xai"])
+def test_max_tokens_and_max_completion_tokens_are_one_limit_where_documented(provider: str) -> None:
+    assert_same(provider, {**BASE, "max_tokens": 5}, {**BASE, "max_completion_tokens": 5})
+
+
+@pytest.mark.parametrize("provider", ["deepseek", "openrouter", "fireworks", "together"])
+def test_max_completion_tokens_is_another_request_where_only_max_tokens_is_documented(provider: str) -> None:
+    found = request_findings(get_profile(provider), {**BASE, "max_tokens": 5}, {**BASE, "max_completion_tokens": 5})
+    assert {(f.path, f.verdict) for f in found} == {("max_tokens", "fail"), ("max_completion_tokens", "fail")}
+
+
+def test_openai_reasoning_models_refuse_max_tokens() -> None:
+    o3 = {**BASE, "model": "o3"}
+    found = request_findings(get_profile("openai"), {**o3, "max_completion_tokens": 5}, {**o3, "max_tokens": 5})
+    assert [(f.path, f.verdict) for f in found] == [("max_tokens", "fail")]
+    assert "unsupported_parameter" in found[0].fact
+    assert_same("openai", {**BASE, "max_completion_tokens": 5}, {**BASE, "max_tokens": 5})  # gpt-4.1-mini takes both
+
+
+@pytest.mark.parametrize("provider", ["mistral", "deepseek", "groq", "openrouter"])
+def test_developer_is_another_role_where_not_documented_as_system(provider: str) -> None:
+    expected = {**BASE, "messages": [{"role": "system", "content": "s"}, *BASE["messages"]]}
+    actual = {**BASE, "messages": [{"role": "developer", "content": "s"}, *BASE["messages"]]}
+    found = request_findings(get_profile(provider), expected, actual)
+    assert [(f.path, f.verdict) for f in found] == [("messages[0].role", "fail")]
 
 
 def test_mistral_rejects_max_completion_tokens_with_its_fact() -> None:
     found = request_findings(get_profile("mistral"), {**BASE, "max_tokens": 5}, {**BASE, "max_completion_tokens": 5})
-    assert [(f.path, f.verdict) for f in found] == [("max_completion_tokens", "fail")]
+    assert [(f.path, f.verdict) for f in found] == [("max_completion_tokens", "fail"), ("max_tokens", "fail")]
     assert "422" in found[0].fact
 
 

@@ -25,9 +25,20 @@ TABLE = RequestTable(
         Default("toolConfig.functionCallingConfig", {}, f"{_CALLING} (an empty config is the default)"),
         Default("toolConfig", {}, f"{_REF} (toolConfig: optional)"),
         Default("generationConfig.candidateCount", 1, f"{_REF} (candidateCount: defaults to 1)"),
+        Default(
+            "generationConfig.responseModalities",
+            ["TEXT"],
+            f"{_REF}#GenerationConfig (responseModalities: an empty list is equivalent to requesting only text)",
+        ),
         Default("generationConfig", {}, f"{_REF} (generationConfig: optional, every field optional)"),
         Default(
             "contents.*.role", "user", f"https://ai.google.dev/api/caching#Content (role: defaults to user); {_WIRE}"
+        ),
+        Default(
+            "systemInstruction.role",
+            "user",
+            "https://ai.google.dev/api/caching#Content (systemInstruction is a Content: role defaults to user; "
+            "the google-genai SDK sends it)",
         ),
     ),
     path_aliases=(

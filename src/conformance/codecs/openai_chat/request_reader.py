@@ -51,6 +51,7 @@ TABLE = RequestTable(
             "max_tokens",
             "max_completion_tokens",
             f"{_REF} (max_tokens: deprecated in favor of max_completion_tokens); {_WIRE}",
+            when="max_completion_tokens_alias",
         ),
     ),
     values=(
@@ -59,6 +60,7 @@ TABLE = RequestTable(
             "developer",
             "system",
             f"{_REF} (messages: with o1 models and newer, developer messages replace system messages); {_WIRE}",
+            when="developer_is_system",
         ),
     ),
     text_blocks=(

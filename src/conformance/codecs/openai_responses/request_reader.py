@@ -38,6 +38,7 @@ TABLE = RequestTable(
             "developer",
             "system",
             f"{_REF} (developer instructions take precedence like system ones for reasoning models); {_WIRE}",
+            when="developer_is_system",
         ),
     ),
     informational={

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from conformance.exceptions import ScenarioError
@@ -32,3 +33,64 @@ def expected_outcome(scenario: Scenario, provider: str) -> dict[str, Any]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "expected"
         raise ScenarioError(f"expected.{where}: {first['msg']}", where=str(scenario.path)) from None
+
+
+_IDENTIFIER_KEYS = ("code", "type", "status", "reason")
+
+
+def error_identifiers(body: bytes) -> frozenset[str]:
+    """The identifiers an error body gives its error (`code`, `type`, `status`; Gemini's
+    `details[].reason`), as strings. The normalized form's `provider_code` is "the provider's own
+    code": where a body carries several (Mistral's `type` and numeric `code`, OpenRouter's numeric
+    `code` and `metadata`), a runtime reporting any of them reports the provider's own code."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return frozenset()
+    if isinstance(data, list) and data:  # Gemini's streamed error: one object in an array
+        data = data[0]
+    if not isinstance(data, dict):
+        return frozenset()
+    error = data.get("error")
+    objects = [error if isinstance(error, dict) else data]
+    details = objects[0].get("details")
+    if isinstance(details, list):
+        objects += [d for d in details if isinstance(d, dict)]
+    return frozenset(
+        str(obj[key]) for obj in objects for key in _IDENTIFIER_KEYS if isinstance(obj.get(key), str | int)
+    )
+
+
+def invented_ids_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, list[str]]:
+    """`actual` with the tool-call ids the wire does not carry set to the expected ones, and a note each.
+
+    Where a provider sends no id (Gemini's `functionCall`, provider-wire-formats.md §4: "synthesize
+    ids"), an id is the runtime's own invention: its value says nothing about the provider, only that
+    it is there and unique. So a tool call whose expected id is not in the response body, answered by
+    a non-empty id that is not in the body either and unique in its message, counts as that id."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return actual, []
+    notes: list[str] = []
+    out = dict(actual)
+    for key in ("message", "partial"):
+        want, got = expected.get(key), actual.get(key)
+        if not isinstance(want, dict) or not isinstance(got, dict):
+            continue
+        blocks_w, blocks_g = want.get("content"), got.get("content")
+        if not isinstance(blocks_w, list) or not isinstance(blocks_g, list):
+            continue
+        ids = [b.get("id") for b in blocks_g if isinstance(b, dict) and b.get("type") == "tool_call"]
+        aligned = list(blocks_g)
+        for i, (w, g) in enumerate(zip(blocks_w, blocks_g, strict=False)):
+            if not (isinstance(w, dict) and isinstance(g, dict) and w.get("type") == g.get("type") == "tool_call"):
+                continue
+            mine, theirs = w.get("id"), g.get("id")
+            if not isinstance(mine, str) or not isinstance(theirs, str) or not theirs or mine == theirs:
+                continue
+            if mine.encode() in body or theirs.encode() in body or ids.count(theirs) != 1:
+                continue
+            aligned[i] = {**g, "id": mine}
+            notes.append(f"{key}.content[{i}].id: {theirs!r} is the runtime's own (the wire carries no id)")
+        if notes:
+            out[key] = {**got, "content": aligned}
+    return out, notes

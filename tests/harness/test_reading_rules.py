@@ -1,0 +1,162 @@
+"""Rules by which a row reads a runtime's answer as its provider would, each with a runtime they
+must still catch: an id the wire does not carry is not judged by value (but must be there and be
+unique), a `provider_code` may be any identifier the error body itself gives (but not one it does
+not), and a request that differs is a typed finding (`request[N].path`), never a bare mismatch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conformance.compare import ScenarioResult
+from conformance.harness import HarnessContext, run_all
+from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.reference import ReferenceRuntime
+from conformance.scenarios import load_scenarios
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _row(runtime: object, scenario: str, provider: str) -> ScenarioResult:
+    chosen = [s for s in load_scenarios(ROOT / "scenarios") if s.id == scenario]
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(getattr(runtime, "name", "")))
+    (result,) = run_all(chosen, [provider], ctx)
+    return result
+
+
+class _Decoding(ReferenceRuntime):
+    """The reference's decoding, with `change` applied to every tool call (index, block)."""
+
+    def __init__(self, change: Any) -> None:
+        super().__init__()
+        self.change = change
+
+    def decode(self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool) -> Any:
+        out = super().decode(provider, status, headers, chunks, stream)
+        message = out.get("message") or {}
+        calls = [b for b in message.get("content", []) if b.get("type") == "tool_call"]
+        for i, block in enumerate(calls):
+            self.change(i, block)
+        return out
+
+
+def test_an_id_gemini_does_not_send_is_the_runtimes_own() -> None:
+    def invent(i: int, block: dict[str, Any]) -> None:
+        block["id"] = f"mine-{i}-7f3a"
+
+    got = _row(_Decoding(invent), "parallel_tool_calls_stream", "gemini")
+    assert got.verdict == "pass", got.reason
+    assert "the wire carries no id" in got.reason
+    assert got.actual["message"]["content"][0]["id"] == "mine-0-7f3a"  # shown as answered
+
+
+def test_an_invented_id_must_still_be_there_and_unique() -> None:
+    def same(i: int, block: dict[str, Any]) -> None:
+        block["id"] = "dup"
+
+    def empty(i: int, block: dict[str, Any]) -> None:
+        block["id"] = ""
+
+    assert _row(_Decoding(same), "parallel_tool_calls_stream", "gemini").verdict == "fail"
+    assert _row(_Decoding(empty), "parallel_tool_calls_stream", "gemini").verdict == "fail"
+
+
+def test_an_id_the_wire_carries_is_judged_by_value() -> None:
+    def invent(i: int, block: dict[str, Any]) -> None:
+        block["id"] = f"mine-{i}"
+
+    got = _row(_Decoding(invent), "tool_call_single", "openai")
+    assert got.verdict == "fail"
+    assert [e.path for e in got.diff] == ["message.content[0].id"]
+
+
+class _Code(ReferenceRuntime):
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+
+    def decode(self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool) -> Any:
+        out = super().decode(provider, status, headers, chunks, stream)
+        out["error"]["provider_code"] = self.code
+        return out
+
+
+def test_provider_code_may_be_any_identifier_of_the_body() -> None:
+    # Mistral's body: {"type": "invalid_request_error", "code": "3051", …}; the reference reports the type
+    got = _row(_Code("3051"), "context_overflow", "mistral")
+    assert got.verdict == "pass", got.reason
+    assert "also the body's own code" in got.reason
+
+
+def test_provider_code_the_body_does_not_give_is_wrong() -> None:
+    got = _row(_Code("context_length_exceeded"), "context_overflow", "mistral")
+    assert got.verdict == "fail"
+    assert [(e.path, e.kind) for e in got.diff] == [("error.provider_code", "wrong")]
+
+
+class _Renaming(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Passes requests on with `max_tokens` spelled `max_completion_tokens`."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    @staticmethod
+    def _renamed(request: httpx.Request) -> httpx.Request:
+        body = json.loads(request.read())
+        if "max_tokens" in body:
+            body["max_completion_tokens"] = body.pop("max_tokens")
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        return httpx.Request(request.method, request.url, headers=headers, json=body)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.real.handle_request(self._renamed(request))  # type: ignore[no-any-return]
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return await self.real.handle_async_request(self._renamed(request))  # type: ignore[no-any-return]
+
+
+class _SendsMaxCompletionTokens(ReferenceRuntime):
+    """Sends the completion limit as `max_completion_tokens` to every OpenAI-chat host."""
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        request.transport = _Renaming(request.transport)
+        return super().turn(request)
+
+
+def test_a_request_the_provider_rejects_is_a_typed_finding_on_a_turn_row() -> None:
+    got = _row(_SendsMaxCompletionTokens(), "retry_429_retry_after", "mistral")
+    assert got.verdict == "fail"
+    assert ("request[1].max_completion_tokens", "extra") in [(e.path, e.kind) for e in got.diff]
+    assert any(f.verdict == "fail" and "422" in f.fact for f in got.requests)
+
+
+def test_a_spelling_the_provider_reads_alike_passes_the_turn_row() -> None:
+    got = _row(_SendsMaxCompletionTokens(), "retry_429_retry_after", "groq")
+    assert got.verdict == "pass", got.reason
+
+
+class _EncodesExplicitly(ReferenceRuntime):
+    """Spells out `"stream": false` and sends the limit as `max_completion_tokens`."""
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        body = super().encode(conversation, provider)
+        body.setdefault("stream", False)
+        if "max_tokens" in body:
+            body["max_completion_tokens"] = body.pop("max_tokens")
+        return body
+
+
+def test_an_encode_row_fails_only_on_what_the_provider_reads_differently() -> None:
+    got = _row(_EncodesExplicitly(), "encode_system_max_tokens", "deepseek")
+    assert got.verdict == "fail"
+    assert sorted((e.path, e.kind) for e in got.diff) == [
+        ("max_completion_tokens", "extra"),
+        ("max_tokens", "missing"),
+    ]  # never `stream`, which DeepSeek reads as its default
+    assert {f.path: f.verdict for f in got.requests}["max_tokens"] == "fail"
+    passed = _row(_EncodesExplicitly(), "encode_system_max_tokens", "groq")
+    assert passed.verdict == "pass", passed.reason
