@@ -52,7 +52,11 @@ ANTHROPIC_CASES: dict[str, tuple[str, Mutation]] = {
     "max_tokens_zero": ("required", lambda b: b.update(max_tokens=0)),
     "role": ("role", lambda b: b["messages"].insert(0, {"role": "system", "content": "x"})),
     "first_user": ("first_user", lambda b: b["messages"].pop(0)),
-    "alternation": ("alternation", lambda b: b["messages"].append({"role": "assistant", "content": "more"})),
+    # two user messages read as one turn (the API combines them): text before the results is still caught
+    "result_first_across_messages": (
+        "tool_result_first",
+        lambda b: b["messages"].insert(2, {"role": "user", "content": "first, some text"}),
+    ),
     "tool_use_id": ("tool_use_id", lambda b: b["messages"][1]["content"][1].update(id="call.1")),
     "unanswered": ("tool_use_unanswered", lambda b: b["messages"][2].update(content="no results")),
     "result_first": ("tool_result_first", lambda b: b["messages"][2]["content"].reverse()),
@@ -68,6 +72,13 @@ ANTHROPIC_CASES: dict[str, tuple[str, Mutation]] = {
 
 def test_valid_anthropic_body_passes() -> None:
     assert validate(anthropic_body(), get_profile("anthropic")) == []
+
+
+def test_consecutive_same_role_messages_are_one_turn_as_anthropic_reads_them() -> None:
+    body = anthropic_body()
+    body["messages"].insert(0, {"role": "user", "content": "an earlier note"})
+    body["messages"].append({"role": "assistant", "content": "and more"})
+    assert validate(body, get_profile("anthropic")) == []
 
 
 def test_final_assistant_tool_use_may_be_pending() -> None:

@@ -2,8 +2,10 @@
 
 - ``model``, ``messages`` and ``max_tokens`` (an integer ≥ 1) are required;
 - roles are ``user`` and ``assistant`` only, and the first message is a user message;
-- roles alternate. The current API combines consecutive same-role turns, but older versions
-  rejected them (``roles must alternate``); we require alternation so a request is valid for both;
+- consecutive same-role messages are read as one turn, as the API does ("consecutive user or
+  assistant turns in your request will be combined into a single turn", the official SDK's
+  ``message_create_params.py``; older versions rejected them): the rules below apply to the
+  combined turns, so a `tool_result` must still come first in the turn after its `tool_use`;
 - ``tool_use`` ids match ``^[a-zA-Z0-9_-]+$`` (and ``profile.tool_id_pattern``);
 - every ``tool_use`` is answered by a ``tool_result`` in the immediately following user message,
   and ``tool_result`` blocks come first in that message (a final assistant message may still be
@@ -34,8 +36,8 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         out.append(Violation("max_tokens", "required", "`max_tokens` is required (an integer >= 1)"))
     messages = [obj(m) for m in items(body.get("messages"))]
-    expected: dict[str, str] = {}
-    """tool_use ids of the previous assistant message → their paths."""
+    turns: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = []
+    """(role, path of its first message, (path, block) of every block): same-role neighbours combined."""
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         role = message.get("role")
@@ -44,38 +46,39 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
             continue
         if i == 0 and role != "user":
             out.append(Violation(f"{where}.role", "first_user", "the first message must use the user role"))
-        if i > 0 and messages[i - 1].get("role") == role:
-            out.append(Violation(f"{where}.role", "alternation", "roles must alternate between user and assistant"))
-        blocks = _blocks(message.get("content"))
-        for j, block in enumerate(blocks):
-            out += _check_block(block, f"{where}.content[{j}]", profile)
+        blocks = [(f"{where}.content[{j}]", b) for j, b in enumerate(_blocks(message.get("content")))]
+        if turns and turns[-1][0] == role:
+            turns[-1][2].extend(blocks)
+        else:
+            turns.append((role, where, blocks))
+    expected: dict[str, str] = {}
+    """tool_use ids of the previous assistant turn → their paths."""
+    for role, _where, blocks in turns:
+        for path, block in blocks:
+            out += _check_block(block, path, profile)
         if role == "user":
-            out += _check_results(blocks, expected, where)
+            out += _check_results(blocks, expected)
             expected = {}
         else:
             for call_id, path in expected.items():
                 out.append(Violation(path, "tool_use_unanswered", f"tool_use {call_id!r} has no tool_result after it"))
-            expected = {
-                str(b.get("id")): f"{where}.content[{j}]" for j, b in enumerate(blocks) if b.get("type") == "tool_use"
-            }
+            expected = {str(b.get("id")): path for path, b in blocks if b.get("type") == "tool_use"}
     return out
 
 
-def _check_results(blocks: list[dict[str, Any]], expected: dict[str, str], where: str) -> list[Violation]:
+def _check_results(blocks: list[tuple[str, dict[str, Any]]], expected: dict[str, str]) -> list[Violation]:
     out: list[Violation] = []
     seen_other = False
     answered: set[str] = set()
-    for j, block in enumerate(blocks):
+    for path, block in blocks:
         if block.get("type") != "tool_result":
             seen_other = True
             continue
         call_id = str(block.get("tool_use_id"))
         if seen_other:
-            out.append(Violation(f"{where}.content[{j}]", "tool_result_first", "tool_result blocks must come first"))
+            out.append(Violation(path, "tool_result_first", "tool_result blocks must come first"))
         if call_id not in expected:
-            out.append(
-                Violation(f"{where}.content[{j}]", "orphan_tool_result", f"no tool_use {call_id!r} right before it")
-            )
+            out.append(Violation(path, "orphan_tool_result", f"no tool_use {call_id!r} right before it"))
         answered.add(call_id)
     for call_id, path in expected.items():
         if call_id not in answered:
