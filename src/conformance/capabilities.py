@@ -111,6 +111,7 @@ class ProviderProfile(BaseModel):
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
     rejected_request_fields: dict[str, str] = Field(default_factory=dict)
+    """Request fields this provider refuses, with what it answers (a request finding that fails)."""
     max_completion_tokens_alias: bool = False
     """The provider documents `max_completion_tokens` and the older `max_tokens` as one completion
     limit (OpenAI, Azure OpenAI, Groq, xAI). Elsewhere the other spelling is a different request:
