@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # count_table, beside this script
-from count_table import DOC, CountTable, Row, count_cells
+from count_table import CountTable, Row, count_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = CountTable("<!-- counts:begin -->", "<!-- counts:end -->", "providers")
-CLASSES_BEGIN, CLASSES_END = "<!-- classes:begin -->", "<!-- classes:end -->"
+CLASSES = CountTable("<!-- classes:begin -->", "<!-- classes:end -->", "row")
+"""The classification table: read and rewritten between its markers like the count tables."""
 UNREAD = "unread"
 OPENAI_CHAT = ("openai", "openrouter", "xai", "fireworks", "groq", "deepseek", "mistral", "openai-compatible")
 GROUPS: dict[str, tuple[str, ...]] = {"OpenAI-chat": OPENAI_CHAT, "anthropic": ("anthropic",), "gemini": ("gemini",)}
@@ -90,10 +91,8 @@ def red_rows(label: str) -> dict[Red, list[str]]:
 
 def documented_classes() -> dict[Red, tuple[str, str, str]]:
     """The classification table: (label, scenario, verdict) → (providers, class, what the library does)."""
-    text = DOC.read_text(encoding="utf-8")
-    start, end = text.index(CLASSES_BEGIN) + len(CLASSES_BEGIN), text.index(CLASSES_END)
     out: dict[Red, tuple[str, str, str]] = {}
-    for line in text[start:end].strip().splitlines()[2:]:
+    for line in CLASSES.documented().splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         label, scenario, verdict, providers, cls, reading = (*cells[:5], " | ".join(cells[5:]))
         out[(label, scenario.strip("`"), verdict)] = (providers, cls, reading)
@@ -115,9 +114,7 @@ def _classes(argv: list[str]) -> int:
     fresh = {k: v for label in RUNS if label != "reference" for k, v in red_rows(label).items()}
     table = render_classes(fresh, documented_classes())
     if "--write" in argv:
-        text = DOC.read_text(encoding="utf-8")
-        start, end = text.index(CLASSES_BEGIN) + len(CLASSES_BEGIN), text.index(CLASSES_END)
-        DOC.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
+        CLASSES.write(table)
     elif "--check" in argv:
         documented = {k: v[0] for k, v in documented_classes().items()}
         if UNREAD in table or {k: ", ".join(v) for k, v in fresh.items()} != documented:
