@@ -94,3 +94,40 @@ def invented_ids_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, 
         if notes:
             out[key] = {**got, "content": aligned}
     return out, notes
+
+
+def own_codes_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, list[str]]:
+    """`actual` with each `provider_code` that is another identifier of the error body itself
+    (`error_identifiers`) set to the expected one, and a note each: either is the provider's own code."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return actual, []
+    own: frozenset[str] | None = None
+    notes: list[str] = []
+    out = dict(actual)
+    for path in (("error",), ("partial", "error")):
+        want, got = _at(expected, path), _at(out, path)
+        if want is None or got is None or "provider_code" not in got:
+            continue
+        mine, theirs = want.get("provider_code"), got["provider_code"]
+        if mine is None or mine == theirs:
+            continue
+        own = error_identifiers(body) if own is None else own
+        if str(theirs) not in own:
+            continue
+        out = _with(out, path, {**got, "provider_code": mine})
+        notes.append(f"{'.'.join(path)}.provider_code: {theirs!r} is also the body's own code (expected {mine!r})")
+    return out, notes
+
+
+def _at(data: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any] | None:
+    for key in path:
+        value = data.get(key)
+        if not isinstance(value, dict):
+            return None
+        data = value
+    return data
+
+
+def _with(data: dict[str, Any], path: tuple[str, ...], value: dict[str, Any]) -> dict[str, Any]:
+    head, *rest = path
+    return {**data, head: _with(data[head], tuple(rest), value) if rest else value}

@@ -7,12 +7,11 @@ from pydantic import ValidationError
 from conformance.capabilities import get_profile
 from conformance.codecs.request_form import request_findings
 from conformance.compare import ScenarioResult
-from conformance.compare.results import fail_kind
 from conformance.harness.checks.common import (
     canonical_outcome,
-    error_identifiers,
     expected_outcome,
     invented_ids_aligned,
+    own_codes_aligned,
     split,
 )
 from conformance.harness.context import (
@@ -82,27 +81,12 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             expected=expected,
             actual=actual,
         )
+    # what the wire leaves to the runtime (ids it never sent, which of its own codes to report) is
+    # aligned before judging; the result shows the runtime's answer as it was, with a note each
     aligned, invented = invented_ids_aligned(expected, actual, response.body)
+    aligned, own_codes = own_codes_aligned(expected, aligned, response.body)
     judged = judge(scenario, provider, expected, aligned, ctx=ctx, cassette=rel, evidence=evidence, requests=requests)
-    if invented:  # judged as aligned, shown as the runtime answered
-        judged.reason += "\nnoting " + "; ".join(invented)
+    if invented or own_codes:
+        judged.reason += "\nnoting " + "; ".join(invented + own_codes)
         judged.actual = actual
-    return _own_code_accepted(judged, response.body) if judged.verdict == "fail" else judged
-
-
-def _own_code_accepted(judged: ScenarioResult, body: bytes) -> ScenarioResult:
-    """`judged` without the `provider_code` differences where the runtime reported another of the
-    identifiers the error body itself carries (`common.error_identifiers`); a note says so."""
-    own = error_identifiers(body)
-    if not own:
-        return judged
-    accepted = [e for e in judged.diff if e.path.endswith("provider_code") and str(e.actual) in own]
-    if not accepted:
-        return judged
-    kept = [e for e in judged.diff if e not in accepted]
-    note = "; ".join(f"{e.path}: {e.actual!r} is also the body's own code (expected {e.expected!r})" for e in accepted)
-    if not kept:
-        return judged.model_copy(update={"verdict": "pass", "reason": f"matches, noting {note}", "diff": []})
-    n = len(kept)
-    reason = f"{n} difference{'s' if n > 1 else ''} from the expected normalized form (noting {note})"
-    return judged.model_copy(update={"diff": kept, "reason": reason, "fail_kind": fail_kind(kept)})
+    return judged
