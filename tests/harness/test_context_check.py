@@ -92,6 +92,20 @@ class NoBackupRestore(ReferenceRuntime):
         return handle(request, transport=transport)
 
 
+class PrefersTheBackup(ReferenceRuntime):
+    """Recovery that takes the backup for the safer copy: whenever one is left, it replaces the session file."""
+
+    name = "prefers-backup"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        if request["op"] == "recover":
+            backup = Path(request["session"] + ".bak")
+            if backup.is_file():
+                backup.replace(request["session"])
+            return {"actions": recover_session(request["session"])}
+        return handle(request, transport=transport)
+
+
 class UncappedAppend(ReferenceRuntime):
     name = "uncapped"
 
@@ -109,6 +123,7 @@ class UncappedAppend(ReferenceRuntime):
         (CallSeparatedFromResult(), "trim_tool_continuation"),
         (WriterNotAtomic(), "compact_session"),
         (NoBackupRestore(), "recover_emptied_session"),
+        (PrefersTheBackup(), "recover_completed_compaction"),
         (UncappedAppend(), "append_tool_result_capped"),
     ],
     ids=lambda v: v if isinstance(v, str) else type(v).__name__,
@@ -117,6 +132,15 @@ def test_a_mutant_turns_its_row_red(runtime: Any, scenario_id: str) -> None:
     verdicts = _verdicts(runtime, [scenario_id])
     assert verdicts
     assert {v for v in verdicts.values() if v != "unsupported"} == {"fail"}
+
+
+def test_preferring_the_backup_turns_only_the_completed_compaction_red() -> None:
+    """Where the backup is the same history (an interrupted compaction) or the only one (an emptied
+    session), preferring it changes nothing: only a session newer than its backup tells the copies apart."""
+    recover_rows = [s.id for s in CONTEXT if s.spec.input.get("op") == "recover"]
+    verdicts = _verdicts(PrefersTheBackup(), recover_rows)
+    red = {sid for (sid, _), v in verdicts.items() if v == "fail"}
+    assert red == {"recover_completed_compaction"}
 
 
 def test_the_atomic_writer_mutant_is_caught_by_the_restore() -> None:
