@@ -81,3 +81,39 @@ def test_checks_never_reach_for_the_reference_runtime(path: Path) -> None:
     used = [f"line {line}: {name}" for line, name in _imports(path) if name.startswith("conformance.runtime.reference")]
     allowed = path.name in ("record.py", "sync.py")  # recording builds requests; it judges nothing
     assert allowed or not used, "\n".join(used)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module → the package modules it imports (a name imported from a package counts as its submodule
+    when there is one, else as the package itself)."""
+    names = {".".join(("conformance", *p.relative_to(SRC).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in names}
+    for name, path in names.items():
+        for _, imported in _imports(path):
+            target = imported if imported in names else imported.rpartition(".")[0]
+            if target in names and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def test_no_import_cycles_within_a_layer() -> None:
+    """The layers order units; inside a unit, modules import one way too (a loop never imports the
+    façade that wraps it). Function-local imports count."""
+    graph = _module_graph()
+    done: set[str] = set()
+    cycles: list[str] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            cycles.append(" → ".join([*path[path.index(node):], node]))
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph[node]):
+            visit(nxt, [*path, node])
+        done.add(node)
+
+    for start in sorted(graph):
+        visit(start, [])
+    assert not cycles, "\n".join(cycles[:5])

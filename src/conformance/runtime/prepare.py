@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs import WireRequest, codec_for
 from conformance.model import Conversation, ToolSpec
 from conformance.runtime.budget import effective_max_tokens, filter_options
 from conformance.runtime.context.compat import check_features, fold_system
@@ -69,3 +70,8 @@ def prepare(
             opts = opts.model_copy(update={"max_tokens": clamped})
     prepared = conv.model_copy(update={"messages": repaired.messages, "tools": tools, "options": opts})
     return Prepared(prepared, list(repaired.actions), warnings, schemas)
+
+
+def wire_request(conversation: Conversation, profile: ProviderProfile) -> WireRequest:
+    """prepare (repair, schemas, budget, options) → the dialect's encoder: the request the reference sends."""
+    return codec_for(profile).encode(prepare(conversation, profile).conversation, profile)

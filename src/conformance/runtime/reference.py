@@ -21,9 +21,9 @@ class ReferenceRuntime:
 
     def wire_request(self, conversation: Conversation, profile: ProviderProfile) -> WireRequest:
         """prepare (repair, schemas, budget, options) → the dialect's encoder."""
-        from conformance.runtime.prepare import prepare
+        from conformance.runtime.prepare import wire_request
 
-        return codec_for(profile).encode(prepare(conversation, profile).conversation, profile)
+        return wire_request(conversation, profile)
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
         profile = get_profile(provider)

@@ -30,7 +30,7 @@ from conformance.runtime.context.hook import Compactor
 from conformance.runtime.context.proxy import needs_proxy_mode, proxy_conversation
 from conformance.runtime.entry import validate_conversation
 from conformance.runtime.logsafe import redact_line
-from conformance.runtime.reference import ReferenceRuntime
+from conformance.runtime.prepare import wire_request
 from conformance.runtime.retry import (
     CompressAndRetry,
     Decision,
@@ -132,7 +132,7 @@ async def _send(
     tool_shape: str = TOOL_SHAPES[0],
     continuation_without_tools: bool = False,
 ) -> tuple[int | None, Outcome]:
-    wire = ReferenceRuntime().wire_request(conv, profile)
+    wire = wire_request(conv, profile)
     body = reshape_tools(wire.body, tool_shape)
     if continuation_without_tools and conv.messages and conv.messages[-1].role == "tool_result":
         body = without_tools(body)

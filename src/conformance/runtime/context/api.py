@@ -93,7 +93,7 @@ def handle(
     """Answer one `context` request (see the module doc). `transport` carries the summarisation
     requests (default: httpx's own, to the provider's URL); `writer` replaces the session writer."""
     from conformance.model.parse import parse_conversation, parse_messages
-    from conformance.runtime.reference import ReferenceRuntime
+    from conformance.runtime.prepare import wire_request
 
     op = request.get("op")
     if op == "count":
@@ -113,7 +113,7 @@ def handle(
             raise InputError(f"bad trim settings: {exc}", where="context.settings") from None
         trimmed = trim_history(conv.messages, settings)
         profile = get_profile(_field(request, "provider"))
-        body = ReferenceRuntime().wire_request(conv.model_copy(update={"messages": trimmed.messages}), profile).body
+        body = wire_request(conv.model_copy(update={"messages": trimmed.messages}), profile).body
         return {**trimmed.to_json(), "body": body}
     if op == "compact":
         try:
@@ -137,7 +137,7 @@ def handle(
     if op == "encode":
         conv = parse_conversation(_field(request, "conversation"), where="context.conversation")
         try:
-            body = ReferenceRuntime().wire_request(conv, get_profile(_field(request, "provider"))).body
+            body = wire_request(conv, get_profile(_field(request, "provider"))).body
         except UnsupportedFeatureError as exc:
             return {"error": {"kind": "unsupported_feature", "where": exc.where, "message": str(exc)}}
         return {"body": body}
