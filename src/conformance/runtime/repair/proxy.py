@@ -3,11 +3,12 @@
 Some proxies in front of Gemini pass text only: structured history (function calls and
 responses, thought signatures) is rejected or mangled. This mode flattens the transcript to text:
 
-- system and assistant messages become plain text (one block, unless they already were plain
-  text blocks); a tool call is written as
+- system and assistant messages become plain text: one text block without a signature (blocks
+  joined by a blank line), as the proxies take a string for these roles; a tool call is written as
   ``[tool_call NAME ID] {"arg": …}`` so the model still sees what it did;
 - each tool result becomes a user text turn headed ``[tool_result NAME ID]`` (``… error]`` when it
-  was an error).
+  was an error);
+- user messages are kept as they are, images included: the proxies pass a user's image parts on.
 
 Trade-off: everything that is not text is lost — thinking and redacted thinking, signatures,
 images in assistant messages and tool results — and the model no longer sees real tool calls, so
@@ -32,7 +33,8 @@ from conformance.runtime.repair.base import Action, Loss, RepairContext
 
 
 def _flat(message: AssistantMessage | SystemMessage, i: int, actions: list[Action]) -> Message:
-    if all(isinstance(b, TextBlock) and b.signature is None for b in message.content):
+    plain = all(isinstance(b, TextBlock) and b.signature is None for b in message.content)
+    if plain and len(message.content) <= 1:
         return message
     parts: list[str] = []
     for block in message.content:
