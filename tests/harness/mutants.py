@@ -122,6 +122,8 @@ class RepairKeepsOrphans(ReferenceRuntime):
         self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         out = super().repair(messages, provider, model, options)
+        if (options or {}).get("gemini_proxy"):  # proxy mode turns every result into a user turn
+            return out
         kept = {m.get("tool_call_id") for m in out["messages"] if m.get("role") == "tool_result"}
         orphans = [m for m in messages if m.get("role") == "tool_result" and m.get("tool_call_id") not in kept]
         out["messages"] = [*out["messages"], *orphans]
