@@ -9,6 +9,8 @@ from typing import Any
 from unittest import mock
 
 from conformance.model import ImageBlock, Message, SystemMessage, UserMessage
+from conformance.runtime import compress
+from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.repair import engine
 from conformance.runtime.repair.base import Action, RepairContext, Rule
@@ -85,3 +87,17 @@ class ProxyStripsUserImages(ReferenceRuntime):
     ) -> dict[str, Any]:
         with _proxy_rule(_strips_user_images):
             return super().repair(messages, provider, model, options)
+
+
+def _cut_mid_text(text: str, threshold: int) -> str:
+    return text if len(text) <= threshold else f"{text[:threshold]}[truncated {len(text) - threshold} chars]"
+
+
+class CompressionCutsJson(ReferenceRuntime):
+    """Compresses every oversized tool result by cutting its text, JSON included (left unparseable)."""
+
+    name = "mutant-compression-cuts-json"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with mock.patch.object(compress, "compress_text", _cut_mid_text):
+            return super().turn(request)

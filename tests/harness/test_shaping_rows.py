@@ -23,6 +23,7 @@ RED_ROWS: dict[type, tuple[str, set[str]]] = {
     shaping_mutants.FixedTrimCaps: ("context", {"trim_derived_caps"}),
     shaping_mutants.ProxyKeepsSystemStructured: ("repair", {"repair_gemini_proxy_system"}),
     shaping_mutants.ProxyStripsUserImages: ("repair", {"repair_gemini_proxy_user_image"}),
+    shaping_mutants.CompressionCutsJson: ("retry", {"retry_compress_json"}),
 }
 """Mutant → (the check whose rows it is run on, the rows it must turn red)."""
 
