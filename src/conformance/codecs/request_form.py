@@ -104,6 +104,8 @@ class RequestTable:
     path_aliases: tuple[PathAlias, ...] = ()
     informational: Mapping[str, str] = field(default_factory=dict)
     """Top-level keys that change nothing the model reads, with the document saying so."""
+    token_limit_at: str = ""
+    """The object that holds the output-token limit (`generationConfig`); empty: the body itself."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_defaults", {d.path: d for d in self.defaults})

@@ -18,6 +18,7 @@ ignore: [message.usage]         # contract paths left out of the comparison
 focus: [error.retry_after_s]    # what the row is about (default: the feature's, see harness.focus)
 chunk_size: 3                   # replay stream bodies in 3-byte chunks
 applies_to: [openai]            # only these providers (default: all); others are not listed
+judge_token_limit: true         # encode: judge the token limit sent when the conversation sets none
 ```
 """
 
@@ -83,6 +84,10 @@ class ScenarioFile(BaseModel):
     fields it is not about are left out of the comparison where the runtime does not expose them."""
     applies_to: list[str] | None = None
     """The providers this scenario is about (default: every provider); others get no row at all."""
+    judge_token_limit: bool = False
+    """Encode rows whose conversation sets no token limit: judge the limit the runtime sends (present
+    where the provider requires one, a positive integer at most the model's output limit) instead of
+    leaving it out of the comparison (`harness.checks.token_limit`)."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 

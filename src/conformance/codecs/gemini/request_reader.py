@@ -18,6 +18,7 @@ _WIRE = "provider-wire-formats.md §4.2"
 
 TABLE = RequestTable(
     dialect="gemini",
+    token_limit_at="generationConfig",
     conversation=frozenset({"contents", "systemInstruction"}),
     tools=frozenset({"tools", "toolConfig"}),
     defaults=(

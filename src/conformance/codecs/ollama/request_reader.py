@@ -15,6 +15,7 @@ _WIRE = "provider-wire-formats.md §5.2"
 
 TABLE = RequestTable(
     dialect="ollama",
+    token_limit_at="options",
     conversation=frozenset({"messages"}),
     tools=frozenset({"tools"}),
     defaults=(

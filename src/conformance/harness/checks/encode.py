@@ -3,13 +3,18 @@
 Bodies are compared as the provider reads them (`conformance.codecs.request_form`): a request the
 provider reads the same passes, its differences named as notes in the reason; the differences the
 provider would reject or misread are the row's typed diff (never the spellings it reads alike), and
-every finding is listed in the result's `requests`."""
+every finding is listed in the result's `requests`.
+
+When the conversation asks for no token limit, the limit a runtime chooses is judged once, by the
+rows that say so (`judge_token_limit`, `harness.checks.token_limit`), and left out of every other
+row's comparison."""
 
 from __future__ import annotations
 
 from conformance.capabilities import get_profile
 from conformance.codecs.request_form import failing, render_findings, request_findings
 from conformance.compare import ScenarioResult, is_ignored
+from conformance.harness.checks.token_limit import token_limit_findings, without_token_limit
 from conformance.harness.context import HarnessContext, finding_entry, judge, requires, result
 from conformance.scenarios import Scenario
 
@@ -22,11 +27,25 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     expected = scenario.expected_for(provider)
     if expected is None:
         return result(scenario, provider, "missing", "no expected wire request for this provider")
-    actual = ctx.runtime.encode(scenario.conversation(provider), provider)
+    conversation = scenario.conversation(provider)
+    actual = ctx.runtime.encode(conversation, provider)
+    profile = get_profile(provider)
+    if (conversation.get("options") or {}).get("max_tokens") is None:
+        model = conversation.get("model") or profile.default_model
+        limit = token_limit_findings(actual, profile, model) if scenario.spec.judge_token_limit else []
+        if limit:
+            n = len(limit)
+            reason = f"{n} token-limit finding{'s' if n > 1 else ''} {provider} would reject:\n"
+            reason += render_findings(limit)
+            entries = [finding_entry("", f) for f in limit]
+            return result(
+                scenario, provider, "fail", reason, expected=expected, actual=actual, diff=entries, requests=limit
+            )
+        expected, actual = without_token_limit(expected, profile), without_token_limit(actual, profile)
     judged = judge(scenario, provider, expected, actual, ctx=ctx)
     if judged.verdict == "pass" or not isinstance(expected, dict) or not isinstance(actual, dict):
         return judged
-    findings = request_findings(get_profile(provider), expected, actual)
+    findings = request_findings(profile, expected, actual)
     ignored = (*scenario.spec.ignore, *ctx.declaration.unexposed_paths())
     bad = [f for f in failing(findings) if not is_ignored(f.path, ignored)]
     if not bad:
