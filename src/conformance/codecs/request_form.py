@@ -11,7 +11,10 @@ it comes from. Reading a body applies the table once, copying only the objects i
   `max_completion_tokens`);
 - `values`: alternative spellings of a value (`developer` for `system`);
 - `text_blocks`: a string where the provider takes a list of text blocks (Anthropic `system`);
-- `path_aliases`: API-version prefixes the provider serves alike (`/v1/` for `/v1beta/`).
+- `path_aliases`: API-version prefixes the provider serves alike (`/v1/` for `/v1beta/`);
+- `delivery`: top-level keys that choose how the same answer is delivered (`stream`,
+  `stream_options`), not what the model reads: where the caller asked for no particular delivery,
+  a difference in them is a note.
 
 Key order never matters (JSON objects compare as mappings). The canonical body is then split into
 conversation, tools and options. Every remaining difference is a `RequestFinding`: `fail` when the
@@ -104,6 +107,9 @@ class RequestTable:
     path_aliases: tuple[PathAlias, ...] = ()
     informational: Mapping[str, str] = field(default_factory=dict)
     """Top-level keys that change nothing the model reads, with the document saying so."""
+    delivery: Mapping[str, str] = field(default_factory=dict)
+    """Top-level keys that choose how the answer is delivered (a stream or one body), with the
+    document saying so: a difference there changes the framing of the answer, never its content."""
     token_limit_at: str = ""
     """The object that holds the output-token limit (`generationConfig`); empty: the body itself."""
 
@@ -130,6 +136,7 @@ class RequestTable:
         out += [("string ≡ one block", t.path, t.source) for t in self.text_blocks]
         out += [("API version", f"{p.spelled} ≡ {p.means}", p.source) for p in self.path_aliases]
         out += [("informational", key, src) for key, src in self.informational.items()]
+        out += [("delivery", key, src) for key, src in self.delivery.items()]
         return out
 
     def canonical_path(self, path: str) -> str:

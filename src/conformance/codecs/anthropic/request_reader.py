@@ -52,6 +52,7 @@ TABLE = RequestTable(
         "metadata": f"{_REF} (metadata.user_id: an external identifier for the user)",
         "service_tier": f"{_REF} (service_tier: capacity tier, not the answer)",
     },
+    delivery={"stream": f"{_REF} (stream: whether to incrementally stream the response using server-sent events)"},
 )
 
 

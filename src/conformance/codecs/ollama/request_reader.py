@@ -28,6 +28,7 @@ TABLE = RequestTable(
         ),
     ),
     informational={"keep_alive": f"{_REF} (keep_alive: how long the model stays loaded)"},
+    delivery={"stream": f"{_REF} (stream: if false the response is returned as one object, not a stream)"},
 )
 
 

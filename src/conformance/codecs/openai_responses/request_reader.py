@@ -48,6 +48,10 @@ TABLE = RequestTable(
         "prompt_cache_key": f"{_REF} (prompt_cache_key: a cache-bucketing hint)",
         "service_tier": f"{_REF} (service_tier: the processing tier, not the answer)",
     },
+    delivery={
+        "stream": f"{_REF} (stream: the response is streamed as server-sent events as it is generated)",
+        "stream_options": f"{_REF} (stream_options: options for a streamed response, set only with stream)",
+    },
 )
 
 
