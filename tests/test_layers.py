@@ -86,8 +86,10 @@ def test_checks_never_reach_for_the_reference_runtime(path: Path) -> None:
 def _module_graph() -> dict[str, set[str]]:
     """Module → the package modules it imports (a name imported from a package counts as its submodule
     when there is one, else as the package itself)."""
-    names = {".".join(("conformance", *p.relative_to(SRC).with_suffix("").parts)).removesuffix(".__init__"): p
-             for p in SRC.rglob("*.py")}
+    names = {
+        ".".join(("conformance", *p.relative_to(SRC).with_suffix("").parts)).removesuffix(".__init__"): p
+        for p in SRC.rglob("*.py")
+    }
     graph: dict[str, set[str]] = {name: set() for name in names}
     for name, path in names.items():
         for _, imported in _imports(path):
@@ -106,7 +108,7 @@ def test_no_import_cycles_within_a_layer() -> None:
 
     def visit(node: str, path: list[str]) -> None:
         if node in path:
-            cycles.append(" → ".join([*path[path.index(node):], node]))
+            cycles.append(" → ".join([*path[path.index(node) :], node]))
             return
         if node in done:
             return

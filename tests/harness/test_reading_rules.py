@@ -160,3 +160,35 @@ def test_an_encode_row_fails_only_on_what_the_provider_reads_differently() -> No
     assert {f.path: f.verdict for f in got.requests}["max_tokens"] == "fail"
     passed = _row(_EncodesExplicitly(), "encode_system_max_tokens", "groq")
     assert passed.verdict == "pass", passed.reason
+
+
+class _AlwaysStreams(ReferenceRuntime):
+    """Asks every provider for a stream (with usage), whatever the conversation asks for."""
+
+    def __init__(self, stream: bool = True) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        body = super().encode(conversation, provider)
+        body["stream"] = self.stream
+        if provider == "openai":
+            if self.stream:
+                body["stream_options"] = {"include_usage": True}
+            else:
+                body.pop("stream_options", None)
+        return body
+
+
+def test_an_unasked_stream_is_a_note() -> None:
+    for provider in ("openai", "anthropic"):
+        got = _row(_AlwaysStreams(), "encode_tool_history", provider)
+        assert got.verdict == "pass", got.reason
+        assert {f.path: f.verdict for f in got.requests}["stream"] == "note"
+
+
+def test_a_stream_that_was_asked_for_must_be_asked_of_the_provider() -> None:
+    for provider in ("openai", "anthropic"):
+        got = _row(_AlwaysStreams(stream=False), "encode_stream", provider)
+        assert got.verdict == "fail"
+        assert "stream" in [e.path for e in got.diff]

@@ -282,8 +282,13 @@ def _differences(a: Any, b: Any, parts: list[Any], out: list[tuple[str, Any, Any
 _ABSENT = object()
 
 
-def request_findings(profile: ProviderProfile, expected: Any, actual: Any) -> list[RequestFinding]:
-    """What differs between the expected and the actual body once both are read as the provider reads them."""
+def request_findings(
+    profile: ProviderProfile, expected: Any, actual: Any, *, delivery_free: bool = False
+) -> list[RequestFinding]:
+    """What differs between the expected and the actual body once both are read as the provider reads them.
+
+    `delivery_free`: the caller asked for no particular delivery, so a difference in the table's
+    `delivery` keys (a stream where one body was expected, or the reverse) is a note."""
     table = request_table(profile.dialect)
     findings: list[RequestFinding] = []
     if isinstance(actual, dict):
@@ -304,6 +309,8 @@ def request_findings(profile: ProviderProfile, expected: Any, actual: Any) -> li
         if top in rejected:
             continue
         note = table.informational.get(top)
+        if note is None and delivery_free:
+            note = table.delivery.get(top)
         if note is not None:
             findings.append(RequestFinding(path=path, expected=want, actual=got, verdict="note", fact=note))
         else:

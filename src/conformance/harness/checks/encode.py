@@ -3,7 +3,9 @@
 Bodies are compared as the provider reads them (`conformance.codecs.request_form`): a request the
 provider reads the same passes, its differences named as notes in the reason; the differences the
 provider would reject or misread are the row's typed diff (never the spellings it reads alike), and
-every finding is listed in the result's `requests`.
+every finding is listed in the result's `requests`. Where the conversation asks for no stream, how
+the answer is delivered (`stream`, `stream_options`: the table's `delivery` keys) is the runtime's
+choice and a difference there is a note; a stream that was asked for must be asked of the provider.
 
 When the conversation asks for no token limit, the limit a runtime chooses is judged once, by the
 rows that say so (`judge_token_limit`, `harness.checks.token_limit`), and left out of every other
@@ -45,7 +47,8 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     judged = judge(scenario, provider, expected, actual, ctx=ctx)
     if judged.verdict == "pass" or not isinstance(expected, dict) or not isinstance(actual, dict):
         return judged
-    findings = request_findings(profile, expected, actual)
+    asked_stream = bool((conversation.get("options") or {}).get("stream"))
+    findings = request_findings(profile, expected, actual, delivery_free=not asked_stream)
     ignored = (*scenario.spec.ignore, *ctx.declaration.unexposed_paths())
     bad = [f for f in failing(findings) if not is_ignored(f.path, ignored)]
     if not bad:
