@@ -241,6 +241,9 @@ _OPENAI_REASONING = ModelInfo(
 _RESPONSES_FALLBACK = ModelInfo(context_window=128_000, max_output=16_384, accepts_stop=False)
 """The Responses API has no `stop` parameter."""
 _OPENAI_MODELS: dict[str, ModelInfo] = {
+    # gpt-4: an 8,192-token window that holds the prompt and the output, and an output limit as large
+    "gpt-4": ModelInfo(context_window=8_192, max_output=8_192, tokenizer="cl100k_base"),
+    "gpt-4-turbo": ModelInfo(context_window=128_000, max_output=4_096, tokenizer="cl100k_base"),
     "gpt-4.1": ModelInfo(context_window=1_047_576, max_output=32_768, tokenizer="o200k_base"),
     "gpt-4o": ModelInfo(context_window=128_000, max_output=16_384, tokenizer="o200k_base"),
     "gpt-5": _OPENAI_REASONING.model_copy(update={"context_window": 400_000, "max_output": 128_000}),
@@ -464,6 +467,10 @@ for _p in (
         key_env=("GROQ_API_KEY",),
         key_shapes=(KeyShape(label="Groq API key", prefix="gsk_", alphabet="A-Za-z0-9"),),
         default_model="llama-3.3-70b-versatile",
+        models={
+            # Groq's model table: a 131,072-token window, and as many completion tokens
+            "llama-3.1-8b-instant": ModelInfo(context_window=131_072, max_output=131_072),
+        },
         reasoning_fields=("reasoning",),
         think_tags=True,
     ),

@@ -39,6 +39,7 @@ def reference(encode_rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResu
 
 RED_ROWS = {
     budget_mutants.NoOutputClamp: {"encode_max_tokens_output_limit"},
+    budget_mutants.NoWindowClamp: {"encode_max_tokens_window_remainder"},
 }
 
 

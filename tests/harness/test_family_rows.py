@@ -1,7 +1,6 @@
 """The rows of bug families that used to slip through whole (usage reports merged field by field,
-signatures carried to another model of the same provider, max_tokens clamped to what the context
-window leaves): each turns red under a runtime with one realistic bug, and only its own row among
-the rows of the same check, on every column where it applies, while the reference stays green."""
+signatures carried to another model of the same provider): each turns red under a runtime with one
+realistic bug, and only its own row among the rows of the same check, on every column where it applies, while the reference stays green."""
 
 from __future__ import annotations
 

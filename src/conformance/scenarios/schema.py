@@ -19,6 +19,7 @@ focus: [error.retry_after_s]    # what the row is about (default: the feature's,
 chunk_size: 3                   # replay stream bodies in 3-byte chunks
 applies_to: [openai]            # only these providers (default: all); others are not listed
 judge_token_limit: true         # encode: judge the token limit sent when the conversation sets none
+token_limit_room: 20            # encode: the limit must fit the window left after a prompt of >= 20 tokens
 ```
 """
 
@@ -88,6 +89,12 @@ class ScenarioFile(BaseModel):
     """Encode rows whose conversation sets no token limit: judge the limit the runtime sends (present
     where the provider requires one, a positive integer at most the model's output limit) instead of
     leaving it out of the comparison (`harness.checks.token_limit`)."""
+    token_limit_room: int | None = Field(default=None, ge=1)
+    """Encode rows whose conversation asks for more output than the model's context window leaves:
+    the fewest tokens the prompt can count (e.g. one per word, which every tokenizer reaches). The
+    limit sent is judged, not compared (a runtime estimates the prompt its own way): a positive
+    integer, at most the model's output limit and its window minus this many tokens, and at least
+    half of that (`harness.checks.token_limit.window_findings`)."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 

@@ -9,14 +9,16 @@ choice and a difference there is a note; a stream that was asked for must be ask
 
 When the conversation asks for no token limit, the limit a runtime chooses is judged once, by the
 rows that say so (`judge_token_limit`, `harness.checks.token_limit`), and left out of every other
-row's comparison."""
+row's comparison. Rows whose conversation asks for more than the context window leaves
+(`token_limit_room`) judge the limit sent against what the window leaves, with a tolerance, and
+compare the rest of the body."""
 
 from __future__ import annotations
 
 from conformance.capabilities import get_profile
 from conformance.codecs.request_form import failing, render_findings, request_findings
 from conformance.compare import ScenarioResult, is_ignored
-from conformance.harness.checks.token_limit import token_limit_findings, without_token_limit
+from conformance.harness.checks.token_limit import token_limit_findings, window_findings, without_token_limit
 from conformance.harness.context import HarnessContext, finding_entry, judge, requires, result
 from conformance.scenarios import Scenario
 
@@ -32,9 +34,13 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     conversation = scenario.conversation(provider)
     actual = ctx.runtime.encode(conversation, provider)
     profile = get_profile(provider)
-    if (conversation.get("options") or {}).get("max_tokens") is None:
+    room = scenario.spec.token_limit_room
+    if room is not None or (conversation.get("options") or {}).get("max_tokens") is None:
         model = conversation.get("model") or profile.default_model
-        limit = token_limit_findings(actual, profile, model) if scenario.spec.judge_token_limit else []
+        if room is not None:
+            limit = window_findings(actual, profile, model, room)
+        else:
+            limit = token_limit_findings(actual, profile, model) if scenario.spec.judge_token_limit else []
         if limit:
             n = len(limit)
             reason = f"{n} token-limit finding{'s' if n > 1 else ''} {provider} would reject:\n"

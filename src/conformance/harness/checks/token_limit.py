@@ -92,4 +92,39 @@ def token_limit_findings(body: Any, profile: ProviderProfile, model: str | None)
     return out
 
 
-__all__ = ["token_limit_findings", "token_limit_keys", "without_token_limit"]
+def window_findings(body: Any, profile: ProviderProfile, model: str | None, prompt_floor: int) -> list[RequestFinding]:
+    """What is wrong with the token limit of `body` when the prompt takes at least `prompt_floor`
+    tokens of the model's context window (empty: tolerated). The provider rejects a request whose
+    prompt and limit together exceed the window, so the limit must fit what the window leaves; the
+    prompt's exact count depends on the tokenizer, so any value from half that room up to it passes."""
+    at = request_table(profile.dialect).token_limit_at
+    holder = _holder(body, at) or {}
+    keys = sorted(token_limit_keys(profile) & holder.keys())
+    info = profile.model_info(model)
+    room = info.context_window - prompt_floor
+    high = min(info.max_output, room)
+    low = max(1, room // 2)
+    bound = f"{low}..{high}"
+    writer = model or profile.default_model
+    prefix = f"{at}." if at else ""
+    if not keys:
+        fact = "the conversation asks for a limit, and the provider's default may not fit what the window leaves"
+        field = prefix + profile.max_tokens_field
+        return [RequestFinding(path=field, expected=bound, verdict="fail", fact=fact)]
+    out: list[RequestFinding] = []
+    for key in keys:
+        value = holder[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            fact = f"a prompt of a few dozen tokens leaves {writer} more than {low} tokens to write"
+        elif value > high:
+            fact = (
+                f"{writer}'s {info.context_window}-token window holds the prompt (at least {prompt_floor} tokens) "
+                f"and the output together; {profile.name} rejects a limit above what it leaves"
+            )
+        else:
+            continue
+        out.append(RequestFinding(path=prefix + key, expected=bound, actual=value, verdict="fail", fact=fact))
+    return out
+
+
+__all__ = ["token_limit_findings", "token_limit_keys", "window_findings", "without_token_limit"]
