@@ -53,6 +53,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "TurnRequest",
         "capabilities_of",
         "declaration_of",
+        "decode_response",
         "missing_capabilities",
     ],
     "conformance.codecs": [

@@ -215,8 +215,8 @@ await serve(declaration, {
     await run(provider, conversation, { fetch: capturingFetch(seen) });
     return capturedBody(seen);
   },
-  async decode({ provider, status, headers, chunks, stream }) {
-    const conversation = { messages: [{ role: "user", content: "hi" }], options: { stream } };
+  async decode({ provider, model, status, headers, chunks, stream }) {
+    const conversation = { model, messages: [{ role: "user", content: "hi" }], options: { stream } };
     return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks }), tools: ANY_TOOL });
   },
   async turn({ provider, conversation, base_url, keys, settings }) {

@@ -125,8 +125,8 @@ await serve(declaration, {
     await withFetch(capturingFetch(seen), () => complete(m, context(conversation, m), options(conversation)));
     return capturedBody(seen);
   },
-  async decode({ provider, status, headers, chunks }) {
-    const m = model(provider, undefined);
+  async decode({ provider, model: id, status, headers, chunks }) {
+    const m = model(provider, id);
     const msg = await withFetch(recordedFetch({ status, headers, chunks }), () => complete(m, { messages: [{ role: "user", content: "hi", timestamp: 0 }] }, options({})));
     return outcome(msg, provider);
   },

@@ -174,18 +174,22 @@ def cmd_decode(args: argparse.Namespace) -> int:
     get_profile(args.provider)
     cassette = load_cassette(Path(args.cassette))
     from conformance.codecs.endpoints import skip_reason  # other calls of a recording are listed, not decoded
+    from conformance.runtime.protocol import decode_response
 
-    dialect = get_profile(args.provider).dialect
+    profile = get_profile(args.provider)
+    model = str(cassette.meta.get("model") or profile.default_model)  # the model the recording asked
     for i, it in enumerate(cassette.interactions):
-        if (why := skip_reason(dialect, it.request.method, it.request.uri)) is not None:
+        if (why := skip_reason(profile.dialect, it.request.method, it.request.uri)) is not None:
             _print_json({"interaction": i, "skipped": why})
             continue
-        outcome = runtime.decode(
+        outcome = decode_response(
+            runtime,
             args.provider,
             it.response.status,
             it.response.flat_headers(),
             [it.response.body],
             it.request.stream_requested(),
+            model=model,
         )
         _print_json({"interaction": i, **outcome})
     return 0

@@ -1,4 +1,4 @@
-"""A runtime program (protocol v1) whose `encode` answers with the params it was given."""
+"""A runtime program (protocol v1) whose `encode` and `decode` answer with the params they were given."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 for line in sys.stdin:
     call = json.loads(line)
     if call["method"] == "handshake":
-        result: object = {"protocol": 1, "name": "echo", "version": "0", "capabilities": ["encode"]}
-    elif call["method"] == "encode":
+        result: object = {"protocol": 1, "name": "echo", "version": "0", "capabilities": ["encode", "decode"]}
+    elif call["method"] in ("encode", "decode"):
         result = call["params"]
     else:
         result = None

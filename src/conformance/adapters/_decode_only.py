@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from conformance.runtime.protocol import declaration_of
+from conformance.runtime.protocol import declaration_of, decode_response
 
 
 class DecodeOnly:
@@ -20,8 +20,15 @@ class DecodeOnly:
         self.declaration = dataclasses.replace(declared, name=f"{declared.name}{suffix}")
 
     def decode(
-        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+        self,
+        provider: str,
+        status: int,
+        headers: dict[str, str],
+        chunks: list[bytes],
+        stream: bool,
+        *,
+        model: str | None = None,
     ) -> dict[str, Any]:
-        """The wrapped runtime's `decode`, unchanged."""
-        result: dict[str, Any] = self._runtime.decode(provider, status, headers, chunks, stream)
+        """The wrapped runtime's `decode`, unchanged (given `model` where it takes one)."""
+        result: dict[str, Any] = decode_response(self._runtime, provider, status, headers, chunks, stream, model=model)
         return result

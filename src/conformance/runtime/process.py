@@ -293,10 +293,18 @@ class ProcessRuntime:
         return _obj(self.call("encode", params), "encode")
 
     def decode(
-        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+        self,
+        provider: str,
+        status: int,
+        headers: dict[str, str],
+        chunks: list[bytes],
+        stream: bool,
+        *,
+        model: str | None = None,
     ) -> dict[str, Any]:
         params = {
             "provider": provider,
+            "model": model or _usual_model(provider),
             "status": status,
             "headers": dict(headers),
             "chunks": [base64.b64encode(c).decode("ascii") for c in chunks],
@@ -386,9 +394,14 @@ def _with_model(conversation: dict[str, Any], provider: str) -> dict[str, Any]:
     (the model its cassettes were recorded with), so a program needs no model table of its own."""
     if conversation.get("model"):
         return conversation
+    return {**conversation, "model": _usual_model(provider)}
+
+
+def _usual_model(provider: str) -> str:
+    """The model the provider's cassettes were recorded with."""
     from conformance.capabilities import get_profile
 
-    return {**conversation, "model": get_profile(provider).default_model}
+    return get_profile(provider).default_model
 
 
 def _waited(value: Any) -> list[float] | None:

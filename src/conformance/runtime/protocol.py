@@ -19,6 +19,7 @@ implements them all with this package's codecs.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -58,8 +59,46 @@ class DecodeCapable(Protocol):
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
     ) -> dict[str, Any]:
         """One HTTP response (body as received, possibly in several chunks) → an Outcome:
-        `{"message": …}` or `{"error": …, "partial": …|null}`."""
+        `{"message": …}` or `{"error": …, "partial": …|null}`.
+
+        A runtime whose `decode` also takes a `model` keyword is given the model id the request
+        named (the scenario's, else the provider's usual one): a library that builds a model object
+        before it reads an answer needs one. The harness calls it through `decode_response`."""
         ...
+
+
+_TAKES_MODEL: dict[Any, bool] = {}
+
+
+def _takes_model(method: Any) -> bool:
+    func = getattr(method, "__func__", method)
+    known = _TAKES_MODEL.get(func)
+    if known is None:
+        try:
+            params = list(inspect.signature(method).parameters.values())
+        except (TypeError, ValueError):  # a builtin without a signature
+            params = []
+        # named, not `**kwargs`: a wrapper passing its arguments on to a decode without one is called as before
+        known = any(p.name == "model" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        _TAKES_MODEL[func] = known
+    return known
+
+
+def decode_response(
+    runtime: Any,
+    provider: str,
+    status: int,
+    headers: dict[str, str],
+    chunks: list[bytes],
+    stream: bool,
+    *,
+    model: str | None,
+) -> Any:
+    """`runtime.decode` of one response, with `model=` where its `decode` takes that keyword (an
+    addition to the protocol: a runtime written without it is called as before)."""
+    if _takes_model(runtime.decode):
+        return runtime.decode(provider, status, headers, chunks, stream, model=model)
+    return runtime.decode(provider, status, headers, chunks, stream)
 
 
 class RepairCapable(Protocol):
@@ -248,5 +287,6 @@ __all__ = [
     "TurnRequest",
     "capabilities_of",
     "declaration_of",
+    "decode_response",
     "missing_capabilities",
 ]

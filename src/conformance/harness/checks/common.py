@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from conformance.capabilities import get_profile
 from conformance.exceptions import ScenarioError
 from conformance.model import Outcome
 from conformance.scenarios import Scenario
@@ -17,6 +18,12 @@ def split(body: bytes, size: int | None) -> list[bytes]:
     if not size or not body:
         return [body]
     return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def scenario_model(scenario: Scenario, provider: str) -> str:
+    """The model id a scenario's request names for `provider`: its own, else the provider's usual one
+    (the model its cassettes were recorded with)."""
+    return str(scenario.conversation(provider).get("model") or get_profile(provider).default_model)
 
 
 def canonical_outcome(data: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from conformance.harness.checks.common import (
     expected_outcome,
     invented_ids_aligned,
     own_codes_aligned,
+    scenario_model,
     split,
 )
 from conformance.harness.context import (
@@ -24,7 +25,7 @@ from conformance.harness.context import (
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence
 from conformance.replay.player import ReplayMismatch, ReplaySession
-from conformance.runtime.protocol import missing_capabilities
+from conformance.runtime.protocol import decode_response, missing_capabilities
 from conformance.scenarios import Scenario
 
 
@@ -56,12 +57,14 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             requests = request_findings(get_profile(provider), recorded.json(), body)
             response = session.send(recorded.method, recorded.uri, recorded.json())
         unplayed = session.unplayed()
-    actual = ctx.runtime.decode(
+    actual = decode_response(
+        ctx.runtime,
         provider,
         response.status,
         response.headers,
         split(response.body, scenario.spec.chunk_size),
         recorded.stream_requested(),
+        model=scenario_model(scenario, provider),
     )
     failure = unplayed_failure(
         scenario, provider, unplayed, cassette=rel, evidence=evidence, expected=expected, actual=actual

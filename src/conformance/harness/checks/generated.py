@@ -32,10 +32,11 @@ from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
 from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
-from conformance.harness.checks.common import invented_ids_aligned
+from conformance.harness.checks.common import invented_ids_aligned, scenario_model
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
 from conformance.replay.cassette import load_cassette
+from conformance.runtime.protocol import decode_response
 from conformance.scenarios import Scenario
 
 
@@ -103,17 +104,19 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
 
 
 def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
-    bodies: list[tuple[str, int, dict[str, str], bytes, bool]] = []
+    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str]] = []
     for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
         path = scenario.cassette_path(provider, ctx.root)
         if not path.is_file():
             continue
+        model = scenario_model(scenario, provider)
         for it in load_cassette(path).interactions:
             rel = ctx.rel(path)
+            response = it.response
             bodies.append(
-                (rel, it.response.status, it.response.flat_headers(), it.response.body, it.request.stream_requested())
+                (rel, response.status, response.flat_headers(), response.body, it.request.stream_requested(), model)
             )
     if not bodies:
         raise _NoCassettes()
@@ -122,12 +125,12 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     def prop(example: tuple[float, list[float]]) -> str | None:
         pick, fractions = example
         i = int(pick * len(bodies))
-        rel, status, headers, body, stream = bodies[i]
+        rel, status, headers, body, stream, model = bodies[i]
         if i not in wholes:
-            wholes[i] = ctx.runtime.decode(provider, status, headers, [body], stream)
+            wholes[i] = decode_response(ctx.runtime, provider, status, headers, [body], stream, model=model)
         cuts = sorted({int(f * len(body)) for f in fractions})
         chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        split_up = ctx.runtime.decode(provider, status, headers, chunks, stream)
+        split_up = decode_response(ctx.runtime, provider, status, headers, chunks, stream, model=model)
         if split_up == wholes[i] or invented_ids_aligned(wholes[i], split_up, body)[0] == wholes[i]:
             return None  # the same, or the same but for ids of the runtime's own invention
         return f"{rel}: decoding differs when the body is split at {cuts}"

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.compare import ScenarioResult
+from conformance.harness.checks.common import scenario_model
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import (
     AssistantMessage,
@@ -30,6 +31,7 @@ from conformance.model import (
 )
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
+from conformance.runtime.protocol import decode_response
 from conformance.scenarios import Scenario
 
 SOURCE_ONLY_OPTIONS = frozenset({"server_tools"})
@@ -66,12 +68,14 @@ def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, Assi
             options = {k: v for k, v in asked.get("options", {}).items() if k not in SOURCE_ONLY_OPTIONS}
             conv = parse_conversation({**asked, "options": {**options, "drop_unsupported": True}})
             for it in load_cassette(path).interactions:
-                outcome = ctx.runtime.decode(
+                outcome = decode_response(
+                    ctx.runtime,
                     source,
                     it.response.status,
                     it.response.flat_headers(),
                     [it.response.body],
                     it.request.stream_requested(),
+                    model=scenario_model(scenario, source),
                 )
                 data: Any = outcome.get("message") if isinstance(outcome, dict) else None
                 if data is None:
