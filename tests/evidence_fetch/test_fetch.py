@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import threading
+import urllib.error
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -126,7 +127,95 @@ def test_the_commands_fetch_and_derive(
     assert "0 differences" in capsys.readouterr().out
     (tmp_path / "cache" / PATH).write_text(RECORDING.replace("Hello", "Bye there"))
     assert main(["evidence", "fetch", "--from", str(tmp_path / "nowhere")]) == 1
-    assert "failed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "no recording could be fetched" in out and "--from FOLDER" in out
+
+
+SOURCE = RECORDING.replace(
+    "    headers:\n      content-type:", "    headers:\n      Content-Length:\n      - '230'\n      Content-Type:"
+)
+"""The recording as its project holds it: header names in capitals, a content-length header and a
+status message, which the corpus form writes in lower case, leaves out and leaves empty."""
+CORPUS_FORM = f"""version: 1
+interactions:
+- request:
+    method: POST
+    uri: https://api.openai.com/v1/chat/completions
+    body: '{{"model":"gpt-4o-mini","messages":[{{"role":"user","content":"Hi"}}]}}'
+    headers: {{}}
+  response:
+    status:
+      code: 200
+      message: ''
+    headers:
+      content-type:
+      - application/json
+    body:
+      string: '{BODY}'
+"""
+
+
+def _converted_manifest(source: bytes) -> Manifest:
+    manifest = _manifest(CORPUS_FORM.encode())
+    rec = manifest.recordings[0].model_copy(update={"source_sha256": hashlib.sha256(source).hexdigest()})
+    return manifest.model_copy(update={"recordings": [rec]})
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A host laid out as raw.githubusercontent.com is, holding the recording as its project does."""
+    rec = _manifest(b"").recordings[0]
+    target = tmp_path / "raw" / rec.source_repo / rec.commit / rec.source_path
+    target.parent.mkdir(parents=True)
+    target.write_text(SOURCE)
+    return tmp_path / "raw"
+
+
+def test_a_file_of_its_repository_is_converted_and_checked_against_both_hashes(
+    repository: Path, tmp_path: Path
+) -> None:
+    manifest = _converted_manifest(SOURCE.encode())
+    assert manifest.recordings[0].converted
+    cache = tmp_path / "cache"
+    results = fetch(manifest, cache, raw=repository.as_uri())
+    assert [(r.state, r.converted) for r in results] == [("fetched", True)]
+    assert (cache / PATH).read_text() == CORPUS_FORM
+    assert differences(manifest, derive(cache, manifest)) == []
+    assert [r.state for r in fetch(manifest, cache, raw=repository.as_uri())] == ["cached"]
+
+
+def test_a_source_file_whose_hash_differs_is_not_converted(repository: Path, tmp_path: Path) -> None:
+    results = fetch(_converted_manifest(b"another version"), tmp_path / "cache", raw=repository.as_uri())
+    assert results[0].state == "failed" and "source sha256" in results[0].why
+    assert not (tmp_path / "cache" / PATH).exists()
+
+
+def test_a_conversion_that_differs_from_the_corpus_form_is_not_kept(repository: Path, tmp_path: Path) -> None:
+    manifest = _converted_manifest(SOURCE.encode())
+    rec = manifest.recordings[0].model_copy(update={"sha256": hashlib.sha256(b"other").hexdigest()})
+    results = fetch(manifest.model_copy(update={"recordings": [rec]}), tmp_path / "cache", raw=repository.as_uri())
+    assert results[0].state == "failed" and "converted sha256" in results[0].why
+
+
+def test_without_a_network_fetch_gives_up_soon_and_says_how_to_get_the_recordings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = _manifest(RECORDING.encode()).recordings[0]
+    many = Manifest(
+        recordings=[one.model_copy(update={"path": f"openai/chat_completions/x{i}.yaml"}) for i in range(9)]
+    )
+    tried: list[str] = []
+
+    def unreachable(url: str) -> bytes:
+        tried.append(url)
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(fetch_module, "_get", unreachable)
+    monkeypatch.setattr("conformance.evidence.manifest.bundled_manifest", lambda: many)
+    assert main(["evidence", "fetch", "--cache", str(tmp_path / "cache")]) == 1
+    out = capsys.readouterr().out
+    assert len(tried) == fetch_module.GIVE_UP_AFTER
+    assert out.count("\n") == 1 and "Name or service not known" in out and "--from FOLDER" in out
 
 
 def test_derive_without_a_corpus_says_how_to_get_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,9 @@
 """`conformance evidence`: the public recordings behind the matrix.
 
 - `evidence list` prints, per provider, the cells real recordings back and where they come from;
-- `evidence fetch` brings the listed recordings into the local cache, each checked against its hash;
+- `evidence fetch` brings the listed recordings into the local cache: each file of its repository at
+  the pinned commit, checked against its hash, converted to the corpus form where the manifest
+  says its project recorded another format, and checked again (or a copy of the corpus, `--from`);
 - `evidence derive` draws the facts again from the corpus (the cache, or `--corpus`) and compares
   them with the manifest (exit 1 on any difference).
 """
@@ -25,6 +27,12 @@ def add_parser(sub: Any) -> None:
         dest="source",
         help="a copy of the corpus by path: a folder or an http(s)/file address "
         "(default: each recording's raw file in its repository at the pinned commit)",
+    )
+    fetch.add_argument(
+        "--raw",
+        default=None,
+        help="the host serving repository files as <owner>/<name>/<commit>/<path> "
+        "(default: https://raw.githubusercontent.com)",
     )
     fetch.set_defaults(func=run_fetch)
     derive = verbs.add_parser("derive", help="draw the facts again from the corpus and compare with the manifest")
@@ -53,18 +61,33 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
+HOW_TO_GET = (
+    "with a network, run `conformance evidence fetch` again; else copy the corpus to a folder "
+    "and run `conformance evidence fetch --from FOLDER` (or point CONFORMANCE_CORPUS at it)"
+)
+"""How to get the recordings when none could be fetched."""
+
+
 def run_fetch(args: argparse.Namespace) -> int:
-    from conformance.evidence.fetch import fetch
+    from conformance.evidence.fetch import RAW_BASE, fetch
     from conformance.evidence.manifest import bundled_manifest
 
     cache = _cache(args)
-    results = fetch(bundled_manifest(), cache, args.source)
-    for r in results:
-        if r.state == "failed":
-            print(f"failed {r.path}: {r.why}")
-    counts = {s: sum(r.state == s for r in results) for s in ("fetched", "cached", "failed")}
-    print(f"{counts['fetched']} fetched, {counts['cached']} already cached, {counts['failed']} failed, into {cache}")
-    return 1 if counts["failed"] else 0
+    results = fetch(bundled_manifest(), cache, args.source, args.raw or RAW_BASE)
+    failed = [r for r in results if r.state == "failed"]
+    if failed and all(r.unreachable for r in failed) and not any(r.state == "fetched" for r in results):
+        print(f"no recording could be fetched into {cache} ({failed[0].why}): {HOW_TO_GET}")
+        return 1
+    for r in failed:
+        print(f"failed {r.path}: {r.why}")
+    fetched = [r for r in results if r.state == "fetched"]
+    converted = sum(r.converted for r in fetched)
+    cached = sum(r.state == "cached" for r in results)
+    print(
+        f"{len(fetched)} fetched ({converted} converted to the corpus form), {cached} already cached, "
+        f"{len(failed)} failed, into {cache}"
+    )
+    return 1 if failed else 0
 
 
 def run_derive(args: argparse.Namespace) -> int:

@@ -77,7 +77,7 @@ def sha256(data: bytes) -> str:
 
 def derive_recording(corpus: Path, entry: dict[str, Any], previous: Recording | None = None) -> Recording | None:
     """The manifest entry of one catalog entry (None when no dialect here reads its API);
-    the SDK facts are carried over from `previous`."""
+    the SDK facts and the source file's hash are carried over from `previous`."""
     if entry["api"] not in API_DIALECTS:
         return None
     data = read_regular(corpus / entry["path"])
@@ -94,6 +94,8 @@ def derive_recording(corpus: Path, entry: dict[str, Any], previous: Recording | 
         commit=entry["commit"],
         license=entry["license"],
         sha256=sha256(data),
+        original_format=entry.get("original_format") or (previous.original_format if previous else "vcrpy"),
+        source_sha256=previous.source_sha256 if previous is not None else "",
         corpus_provider=entry["provider"],
         api=entry["api"],
         provider=profile,

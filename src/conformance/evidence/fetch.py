@@ -2,8 +2,13 @@
 
 The cache is laid out as the corpus is (`<provider>/<api>/<file>.yaml` and a `catalog.json`
 written from the manifest), so everything that reads the corpus reads the cache too. A source is
-either each recording's raw file in its repository at the pinned commit (the default), or a base
-address (`https://…`, `file://…`) or a folder holding a copy of the corpus by path.
+either each recording's raw file in its repository at the pinned commit (the default; `raw` names
+another host laid out as raw.githubusercontent.com is), or a base address (`https://…`,
+`file://…`) or a folder holding a copy of the corpus by path.
+
+A file fetched from its repository is checked against the manifest's `source_sha256`, converted
+from its `original_format` to the corpus form (`conformance.evidence.convert`) and checked against
+`sha256`; a file from a copy of the corpus is checked against `sha256` alone.
 """
 
 from __future__ import annotations
@@ -16,13 +21,19 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from conformance.evidence.convert import to_corpus_form
 from conformance.evidence.manifest import Manifest, Recording
+from conformance.exceptions import InputError
 from conformance.fileio import atomic_write, read_regular
 
-RAW = "https://raw.githubusercontent.com/{source_repo}/{commit}/{source_path}"
-"""Where a recording's file is in its source repository at its commit."""
+RAW_BASE = "https://raw.githubusercontent.com"
+"""The host serving each repository's files at a commit, as `<owner>/<name>/<commit>/<path>`."""
 
 TIMEOUT_S = 30.0
+
+GIVE_UP_AFTER = 3
+"""Recordings tried before the rest are left untried when none of them could reach its source
+(no network, no such host or folder): a fetch without a network ends in seconds."""
 
 
 def cache_dir() -> Path:
@@ -33,10 +44,10 @@ def cache_dir() -> Path:
     return Path(base) / "conformance" / "corpus"
 
 
-def address(rec: Recording, source: str | None) -> str:
-    """Where `rec` is fetched from: its raw source file, or `source` + its corpus path."""
+def address(rec: Recording, source: str | None, raw: str = RAW_BASE) -> str:
+    """Where `rec` is fetched from: its raw source file (under `raw`), or `source` + its corpus path."""
     if source is None:
-        return RAW.format(source_repo=rec.source_repo, commit=rec.commit, source_path=rec.source_path)
+        return f"{raw.rstrip('/')}/{rec.source_repo}/{rec.commit}/{rec.source_path}"
     if "://" not in source:
         return Path(source, rec.path).resolve().as_uri()
     return source.rstrip("/") + "/" + rec.path
@@ -44,11 +55,15 @@ def address(rec: Recording, source: str | None) -> str:
 
 @dataclasses.dataclass
 class Fetched:
-    """How one recording fared: `cached` (already there), `fetched`, or `failed` with why."""
+    """How one recording fared: `cached` (already there), `fetched` (`converted` when it was
+    converted from its source format), or `failed` with why (`unreachable` when the address could
+    not be reached at all: no network, no such host or folder)."""
 
     path: str
     state: str
     why: str = ""
+    converted: bool = False
+    unreachable: bool = False
 
 
 def _get(url: str) -> bytes:
@@ -56,22 +71,50 @@ def _get(url: str) -> bytes:
         return bytes(response.read())
 
 
-def fetch_one(rec: Recording, cache: Path, source: str | None) -> Fetched:
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _not_the_manifests(url: str, what: str, digest: str, expected: str) -> str:
+    return f"{url}: {what}sha256 {digest[:12]}… is not the manifest's {expected[:12]}…"
+
+
+def _corpus_form(rec: Recording, url: str, data: bytes) -> tuple[bytes | None, str]:
+    """The corpus form of a file fetched from its repository, or None and why not."""
+    if rec.source_sha256 and _sha(data) != rec.source_sha256:
+        return None, _not_the_manifests(url, "source ", _sha(data), rec.source_sha256)
+    if not rec.converted:
+        return data, ""
+    try:
+        return to_corpus_form(data, rec.original_format), ""
+    except InputError as exc:
+        return None, f"{url}: {exc}"
+
+
+def fetch_one(rec: Recording, cache: Path, source: str | None, raw: str = RAW_BASE) -> Fetched:
     target = cache / rec.path
-    if target.is_file() and hashlib.sha256(read_regular(target)).hexdigest() == rec.sha256:
+    if target.is_file() and _sha(read_regular(target)) == rec.sha256:
         return Fetched(rec.path, "cached")
-    url = address(rec, source)
+    url = address(rec, source, raw)
     if not url.startswith(("https://", "http://", "file://")):
         return Fetched(rec.path, "failed", f"{url}: not an http(s) or file address")
     try:
         data = _get(url)
+    except urllib.error.HTTPError as exc:
+        return Fetched(rec.path, "failed", f"{url}: HTTP {exc.code} {exc.reason}")
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        return Fetched(rec.path, "failed", f"{url}: {getattr(exc, 'reason', exc)}")
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != rec.sha256:
-        return Fetched(rec.path, "failed", f"{url}: sha256 {digest[:12]}… is not the manifest's {rec.sha256[:12]}…")
+        return Fetched(rec.path, "failed", f"{url}: {getattr(exc, 'reason', exc)}", unreachable=True)
+    converted = source is None and rec.converted
+    if source is None:
+        form, why = _corpus_form(rec, url, data)
+        if form is None:
+            return Fetched(rec.path, "failed", why)
+        data = form
+    if _sha(data) != rec.sha256:
+        what = "converted " if converted else ""
+        return Fetched(rec.path, "failed", _not_the_manifests(url, what, _sha(data), rec.sha256))
     atomic_write(target, data)
-    return Fetched(rec.path, "fetched")
+    return Fetched(rec.path, "fetched", converted=converted)
 
 
 def catalog_of(manifest: Manifest) -> list[dict[str, object]]:
@@ -83,6 +126,7 @@ def catalog_of(manifest: Manifest) -> list[dict[str, object]]:
             "source_path": r.source_path,
             "commit": r.commit,
             "license": r.license,
+            "original_format": r.original_format,
             "provider": r.corpus_provider,
             "api": r.api,
             "n_interactions": r.facts.interactions,
@@ -91,9 +135,14 @@ def catalog_of(manifest: Manifest) -> list[dict[str, object]]:
     ]
 
 
-def fetch(manifest: Manifest, cache: Path, source: str | None = None) -> list[Fetched]:
+def fetch(manifest: Manifest, cache: Path, source: str | None = None, raw: str = RAW_BASE) -> list[Fetched]:
     """Fetch every recording of `manifest` into `cache` and write its catalog; one result each."""
-    results = [fetch_one(rec, cache, source) for rec in manifest.recordings]
+    results: list[Fetched] = []
+    for rec in manifest.recordings:
+        if len(results) >= GIVE_UP_AFTER and all(r.unreachable for r in results):
+            results.append(Fetched(rec.path, "failed", "not tried: the source is unreachable", unreachable=True))
+            continue
+        results.append(fetch_one(rec, cache, source, raw))
     have = {r.path for r in results if r.state != "failed"}
     kept = manifest.model_copy(update={"recordings": [r for r in manifest.recordings if r.path in have]})
     atomic_write(cache / "catalog.json", json.dumps(catalog_of(kept), indent=1) + "\n")

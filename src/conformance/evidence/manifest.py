@@ -2,6 +2,8 @@
 
 Each recording names where it comes from (source repository, commit, path, licence), the SHA-256
 of the recording as the corpus holds it (vcrpy YAML, bodies as text, credentials removed), the
+format its project recorded it in and the SHA-256 of that source file (`conformance evidence
+fetch` downloads it, checks that hash, converts it to the corpus form and checks the other), the
 column (a provider profile) that reads it, the matrix features its decoded calls exercise, and
 how its decode compares with the official SDK of its dialect.
 """
@@ -48,6 +50,12 @@ class Recording(BaseModel):
     license: str
     sha256: str
     """SHA-256 of the recording as the corpus holds it."""
+    original_format: str = "vcrpy"
+    """The format of the source file, converted to the corpus form when fetched from its
+    repository (`conformance.evidence.convert`): `vcrpy` or `vcr_r_ruby`."""
+    source_sha256: str = ""
+    """SHA-256 of the file as its repository holds it at `commit` (empty: not known, only the
+    converted form is checked)."""
     corpus_provider: str
     api: str
     provider: str
@@ -55,6 +63,11 @@ class Recording(BaseModel):
     features: list[str] = Field(default_factory=list)
     """Matrix features its decoded calls exercise: with `provider`, the cells it backs."""
     facts: Facts = Field(default_factory=Facts)
+
+    @property
+    def converted(self) -> bool:
+        """Whether the corpus form differs from the source file (fetched, it is converted)."""
+        return self.source_sha256 != self.sha256
 
     @property
     def source_url(self) -> str:

@@ -1,0 +1,161 @@
+"""Convert a recording as its source repository holds it into the corpus form the manifest hashes.
+
+The corpus keeps every recording as plain vcrpy YAML (version 1), whatever format its project
+recorded it in: bodies as text (gzip undone, `!binary` and base64 bodies decoded, bodies a project
+stored pre-parsed — pydantic-ai's `parsed_body` — written back as JSON), header names in lower
+case and sorted, `content-encoding` / `content-length` / `transfer-encoding` and the headers that
+carry cookies or account and request ids dropped, credentials replaced by `<redacted>`, the status
+message left empty. Each interaction is written as `request` (method, uri, body, headers) and
+`response` (status, headers, body), long lines unbroken, text of several lines as a literal block.
+
+Two source formats are read (the manifest's `original_format`): `vcrpy` (Python's vcrpy and the
+projects that extend it) and `vcr_r_ruby` (the YAML of Ruby's VCR and R's vcr: `http_interactions`,
+a status as a number or a code and message, headers as single values). The conversion is
+deterministic: converting the pinned source file gives the corpus file byte for byte, which is
+what `conformance evidence fetch` checks against the manifest's `sha256`.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from typing import Any
+
+import yaml
+
+from conformance.exceptions import InputError, one_line
+
+FORMATS = ("vcrpy", "vcr_r_ruby")
+"""The source formats a recording can be converted from."""
+
+DROPPED_HEADERS = frozenset(
+    {
+        "anthropic-organization-id",
+        "cf-ray",
+        "content-encoding",
+        "content-length",
+        "cookie",
+        "openai-organization",
+        "openai-project",
+        "request-id",
+        "set-cookie",
+        "transfer-encoding",
+        "x-request-id",
+    }
+)
+"""Headers the corpus form leaves out: transport framing undone by the conversion, cookies, and
+account, project and request ids."""
+
+SECRET_HEADERS: dict[str, str] = {
+    "authorization": "Bearer <redacted>",
+    "x-api-key": "<redacted>",
+    "api-key": "<redacted>",
+    "x-goog-api-key": "<redacted>",
+}
+"""Credential headers and the value each is replaced by."""
+
+WIDTH = 100_000
+"""Line width of the written YAML: wide enough that a body is never folded in practice."""
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, reading Ruby's `!binary` (base64) as the standard `!!binary` is read."""
+
+
+def _ruby_binary(loader: yaml.SafeLoader, node: yaml.Node) -> bytes:
+    return base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("!binary", _ruby_binary)
+
+
+class _Dumper(yaml.SafeDumper):
+    """The safe dumper, writing text of several lines as a literal block."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        raw = gzip.decompress(value) if value[:2] == b"\x1f\x8b" else value
+        return raw.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _body(side: dict[str, Any]) -> str | None:
+    if "parsed_body" in side:
+        return json.dumps(side["parsed_body"])
+    body = side.get("body")
+    if isinstance(body, dict):
+        if "string" in body:
+            return _text(body["string"])
+        if "base64_string" in body:
+            return _text(base64.b64decode(body["base64_string"]))
+        if body.get("type") == "json" and set(body) == {"type", "content"}:
+            return json.dumps(body["content"])
+        return json.dumps(body)
+    return _text(body)
+
+
+def _headers(raw: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, value in (raw or {}).items():
+        key = str(name).lower()
+        if key in DROPPED_HEADERS:
+            continue
+        values = [str(v) for v in (value if isinstance(value, list) else [value])]
+        out[key] = [SECRET_HEADERS[key]] * len(values) if key in SECRET_HEADERS else values
+    return dict(sorted(out.items()))
+
+
+def _status(raw: Any) -> dict[str, Any]:
+    code = raw["code"] if isinstance(raw, dict) else raw
+    return {"code": int(code), "message": ""}
+
+
+def _interaction(item: dict[str, Any]) -> dict[str, Any]:
+    request, response = item["request"], item["response"]
+    return {
+        "request": {
+            "method": str(request["method"]).upper(),
+            "uri": request["uri"],
+            "body": _body(request) or None,
+            "headers": _headers(request.get("headers")),
+        },
+        "response": {
+            "status": _status(response["status"]),
+            "headers": _headers(response.get("headers")),
+            "body": {"string": _body(response)},
+        },
+    }
+
+
+def to_corpus_form(data: bytes, original_format: str) -> bytes:
+    """The corpus form of a recording held as `data` in `original_format`; `InputError` when
+    the format is unknown or the data is not a recording of it."""
+    if original_format not in FORMATS:
+        raise InputError(f"unknown recording format {original_format!r} (known: {', '.join(FORMATS)})")
+    key = "interactions" if original_format == "vcrpy" else "http_interactions"
+    try:
+        doc = yaml.load(data, Loader=_Loader)  # a safe loader with one more tag
+        items = doc[key]
+        interactions = [_interaction(item) for item in items]
+    except (yaml.YAMLError, KeyError, TypeError, ValueError, OSError, EOFError) as exc:
+        raise InputError(f"not a {original_format} recording: {one_line(exc)}") from None
+    dumped = yaml.dump(
+        {"version": 1, "interactions": interactions},
+        Dumper=_Dumper,
+        sort_keys=False,
+        width=WIDTH,
+        allow_unicode=True,
+        default_flow_style=False,
+    )
+    return dumped.encode()
