@@ -16,9 +16,10 @@ import pytest
 
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for, decode_response
+from conformance.codecs.gemini.contents import build_contents
 from conformance.evidence.corpus import read_entry
 from conformance.evidence.manifest import bundled_manifest
-from conformance.model import Outcome, TextBlock, ThinkingBlock, ToolCallBlock
+from conformance.model import AssistantMessage, Outcome, ServerToolBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tests.evidence import corpus
 
 CASES: list[dict[str, Any]] = json.loads((Path(__file__).with_name("recorded_gaps.json")).read_text())["cases"]
@@ -47,10 +48,25 @@ def facts(outcome: Outcome) -> dict[str, Any]:
         out["text_json_keys"] = list(parsed) if isinstance(parsed, dict) else None
     except ValueError:
         out["text_json_keys"] = None
+    servers = [b for b in blocks if isinstance(b, ServerToolBlock)]
+    out["server_tools"] = [[b.name, b.id, b.status, "thoughtSignature" in b.data] for b in servers]
+    out["server_parts_sent_back"] = message is not None and _sent_back(message.content, servers)
     usage = message.usage if message is not None else None
     out["input_tokens"] = usage.input_tokens if usage is not None else None
     out["output_tokens"] = usage.output_tokens if usage is not None else None
     return out
+
+
+def _sent_back(blocks: list[Any], servers: list[ServerToolBlock]) -> bool:
+    """Whether the Gemini request carrying these blocks back holds each server-side part as it
+    came (signature included), in order."""
+    if not servers or any(b.dialect != "gemini" for b in servers):
+        return False
+    message = AssistantMessage(content=blocks, provider="gemini")
+    _, contents = build_contents([message], get_profile("gemini"), "gemini-2.5-flash")
+    kinds = {b.name for b in servers}
+    parts = [p for c in contents for p in c["parts"] if kinds & set(p)]
+    return parts == [b.data for b in servers]
 
 
 def said(case_facts: dict[str, Any], outcome: Outcome) -> tuple[dict[str, Any], dict[str, Any]]:
