@@ -26,10 +26,13 @@ def token_limit_keys(profile: ProviderProfile) -> frozenset[str]:
     if profile.reasoning_max_tokens_field:
         fields.add(profile.reasoning_max_tokens_field)
     table = request_table(profile.dialect)
+    # a rename is read both ways: Groq's field is max_tokens, and it reads max_completion_tokens alike
     aliases = {
-        r.path
+        r.path if r.to in fields else r.to
         for r in table.renames
-        if r.to in fields and "." not in r.path and (r.when is None or getattr(profile, r.when, False))
+        if (r.to in fields or r.path in fields)
+        and "." not in r.path
+        and (r.when is None or getattr(profile, r.when, False))
     }
     return frozenset(fields | aliases)
 
