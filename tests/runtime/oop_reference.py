@@ -5,7 +5,8 @@ of `turn` and `context` go to the loopback base URL the harness hands over; wait
 `FAULT` (environment) makes it misbehave for the protocol-fault tests: `crash-at-start`,
 `unknown-capability` and `slow-start` at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
 every third call (every `FAULT_EVERY`th); `exit-then-X` exits on the third call and then, from the next start on (a file
-at `FAULT_MARK` remembers), behaves as `X`."""
+at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to itself (no `waited` in a
+`turn` answer)."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def turn(p: dict[str, Any]) -> Any:
         clock=clock,
         settings=p.get("settings") or {},
     )
-    return {**REF.turn(request), "waited": clock.sleeps}
+    answer = REF.turn(request)
+    return answer if os.environ.get("SILENT_WAITS") else {**answer, "waited": clock.sleeps}
 
 
 def context(p: dict[str, Any]) -> Any:

@@ -17,7 +17,11 @@ the retry check judges waits that really passed:
   is the busy time; the run queue time counted is at most `RUN_DELAY_PER_CPU` times the time
   run (a sleeping task's time can be booked as run queue time, seen on Linux 6.18: a 2 s sleep
   booked whole; a program that ran little cannot have waited long for a CPU). The wait recorded
-  is the gap less the time the program ran (never shorter than its sleep).
+  is the gap less the time the program ran (never shorter than its sleep);
+- where the system does not say (no `/proc`: macOS, Windows; `PROC` moved in the tests), the busy
+  time is unknown and taken as none: a gap of at least `MIN_WAIT_S` is a wait, whole. On an idle
+  machine that is what the busy rule finds too; on a loaded one, work can pass for a wait, so a
+  program run there says which waits it made (`waited`), which are then all that is believed.
 
 An
 exception from the transport (a request no recorded interaction matches) is answered with status
@@ -50,6 +54,10 @@ RUN_DELAY_PER_CPU = 4.0
 """Run queue time counted as the program's work per second it ran (a machine shared five ways)."""
 
 
+PROC = Path("/proc")
+"""Where the system tells each process's CPU time (Linux); elsewhere absent, and busy time unknown."""
+
+
 def busy_seconds(pid: int) -> tuple[float, float] | None:
     """Seconds the program `pid` and its descendants have run, and waited to run, on a CPU (None: unknown here)."""
     ran_s, waited_s, seen, todo = 0.0, 0.0, set(), [pid]
@@ -59,7 +67,7 @@ def busy_seconds(pid: int) -> tuple[float, float] | None:
             continue
         seen.add(proc)
         try:
-            tasks = list(Path(f"/proc/{proc}/task").iterdir())
+            tasks = list((PROC / str(proc) / "task").iterdir())
         except OSError:
             if proc == pid:
                 return None
@@ -73,12 +81,14 @@ def busy_seconds(pid: int) -> tuple[float, float] | None:
     return ran_s, waited_s
 
 
-def _worked(before: tuple[float, float] | None, after: tuple[float, float] | None) -> tuple[float, float]:
-    """(seconds run, seconds run or waiting for a CPU, capped) between two readings."""
+def gap_wait(gap: float, before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
+    """The wait a gap between an answer and the next request holds (None: the program's own work),
+    given the program's busy time read at both ends (`busy_seconds`; None: unknown, taken as none)."""
     if before is None or after is None:
-        return 0.0, 0.0
+        return gap if gap >= MIN_WAIT_S else None
     ran, waited = after[0] - before[0], after[1] - before[1]
-    return ran, ran + min(waited, RUN_DELAY_PER_CPU * ran)
+    worked = ran + min(waited, RUN_DELAY_PER_CPU * ran)
+    return gap - ran if gap - worked >= MIN_WAIT_S else None
 
 
 def fit_waits(said: list[float], gaps: list[float]) -> list[float] | None:
@@ -183,8 +193,7 @@ class Loopback:
         with self._lock:
             if self._last is not None:
                 gap = arrived - self._last
-                ran, worked = _worked(self._busy_last, busy)
-                self.gaps.append((gap, gap - ran if gap - worked >= MIN_WAIT_S else None))
+                self.gaps.append((gap, gap_wait(gap, self._busy_last, busy)))
             headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in ("host", "content-length")]
             request = httpx.Request(handler.command, self._origin + handler.path, headers=headers, content=body)
             try:
@@ -207,4 +216,13 @@ class Loopback:
         handler.wfile.flush()
 
 
-__all__ = ["FIT_SLACK_S", "MIN_WAIT_S", "RUN_DELAY_PER_CPU", "Loopback", "busy_seconds", "fit_waits"]
+__all__ = [
+    "FIT_SLACK_S",
+    "MIN_WAIT_S",
+    "PROC",
+    "RUN_DELAY_PER_CPU",
+    "Loopback",
+    "busy_seconds",
+    "fit_waits",
+    "gap_wait",
+]
