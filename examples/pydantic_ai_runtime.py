@@ -173,9 +173,9 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
             content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
         elif isinstance(part, pm.ToolCallPart):
             block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
-            try:
-                block["arguments"] = part.args_as_dict()
-            except ValueError:
+            try:  # the library's own check: args that are not a JSON object raise here
+                block["arguments"] = part.args_as_dict(raise_if_invalid=True)
+            except (ValueError, AssertionError):
                 block["arguments"], block["raw_arguments"] = {}, part.args
             content.append(block)
     out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider}

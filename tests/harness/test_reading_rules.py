@@ -192,3 +192,116 @@ def test_a_stream_that_was_asked_for_must_be_asked_of_the_provider() -> None:
         got = _row(_AlwaysStreams(stream=False), "encode_stream", provider)
         assert got.verdict == "fail"
         assert "stream" in [e.path for e in got.diff]
+
+
+class _Reordering(ReferenceRuntime):
+    """The reference's decoding, with the message's blocks passed through `change`."""
+
+    def __init__(self, change: Any) -> None:
+        super().__init__()
+        self.change = change
+
+    def decode(self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool) -> Any:
+        out = super().decode(provider, status, headers, chunks, stream)
+        out["message"]["content"] = self.change(out["message"]["content"])
+        return out
+
+
+def _wire_order(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Text first, then thinking, then the rest: the order the Anthropic stream sent them in."""
+    text = [b for b in blocks if b["type"] == "text"]
+    return text + [b for b in blocks if b["type"] != "text"]
+
+
+def test_thinking_kept_in_wire_order_reads_as_placed_first() -> None:
+    got = _row(_Reordering(_wire_order), "thinking_after_text", "anthropic")
+    assert got.verdict == "pass", got.reason
+    assert "thinking kept in the order it came" in got.reason
+    assert got.actual["message"]["content"][0]["type"] == "text"  # shown as answered
+
+
+def test_thinking_dropped_or_unsigned_is_still_red() -> None:
+    def dropped(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [b for b in _wire_order(blocks) if b["type"] != "thinking"]
+
+    def unsigned(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**b, "signature": None} if b["type"] == "thinking" else b for b in _wire_order(blocks)]
+
+    assert _row(_Reordering(dropped), "thinking_after_text", "anthropic").verdict == "fail"
+    got = _row(_Reordering(unsigned), "thinking_after_text", "anthropic")
+    assert got.verdict == "fail"
+    assert "message.content[0].signature" in [e.path for e in got.diff]
+
+
+def test_text_and_calls_swapped_are_still_red() -> None:
+    def swapped(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [blocks[0], blocks[2], blocks[1]]
+
+    assert _row(_Reordering(swapped), "thinking_after_text", "anthropic").verdict == "fail"
+
+
+class _PlainStop(ReferenceRuntime):
+    """Reports `stop` for a message of calls, as the wire's own reason says on Gemini."""
+
+    def decode(self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool) -> Any:
+        out = super().decode(provider, status, headers, chunks, stream)
+        out["message"]["stop_reason"] = "stop"
+        return out
+
+
+def test_a_plain_stop_on_calls_is_the_providers_own_where_it_has_no_other() -> None:
+    for provider in ("gemini", "ollama"):
+        got = _row(_PlainStop(), "tool_call_stream", provider)
+        assert got.verdict == "pass", (provider, got.reason)
+        assert "is the provider's own" in got.reason
+
+
+def test_a_plain_stop_on_calls_is_wrong_where_the_provider_says_tool_use() -> None:
+    for provider in ("openai", "anthropic"):
+        got = _row(_PlainStop(), "tool_call_stream", provider)
+        assert got.verdict == "fail"
+        assert [(e.path, e.kind) for e in got.diff] == [("message.stop_reason", "wrong")]
+
+
+class _Signing(ReferenceRuntime):
+    """Sends `signature` in place of the skip sentinel on Gemini's unsigned history calls."""
+
+    def __init__(self, signature: str) -> None:
+        super().__init__()
+        self.signature = signature
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        body = super().encode(conversation, provider)
+        for content in body["contents"]:
+            for part in content["parts"]:
+                if "thoughtSignature" in part:
+                    part["thoughtSignature"] = self.signature
+        return body
+
+
+def test_the_skip_sentinel_as_the_sdks_send_it_is_the_sentinel() -> None:
+    # base64 of b"skip_thought_signature_validator", as google-genai sends the bytes it holds
+    got = _row(_Signing("c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="), "gemini3_unsigned_call_history", "gemini")
+    assert got.verdict == "pass", got.reason
+    other = _row(_Signing("bm90X2Ffc2VudGluZWw="), "gemini3_unsigned_call_history", "gemini")
+    assert other.verdict == "fail"
+
+
+class _SplitsResults(ReferenceRuntime):
+    """Sends the function responses and the next user text as two consecutive user contents."""
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        body = super().encode(conversation, provider)
+        last = body["contents"][-1]
+        texts = [p for p in last["parts"] if "text" in p]
+        last["parts"] = [p for p in last["parts"] if "text" not in p]
+        body["contents"].append({"role": "user", "parts": texts})
+        return body
+
+
+def test_a_broken_provider_rule_is_a_finding_named_by_the_rule() -> None:
+    got = _row(_SplitsResults(), "gemini3_unsigned_call_history", "gemini")
+    assert got.verdict == "fail"
+    rules = [f for f in got.requests if f.verdict == "fail" and "(alternation)" in f.fact]
+    assert rules and rules[0].path == "contents[3].role"
+    assert "user and model turns must alternate" in got.reason

@@ -75,6 +75,9 @@ class Codec:
     server_tools: bool = False
     """The encoder sends `options.server_tools` (tools the provider runs itself); elsewhere asking
     for them is an `UnsupportedFeatureError`."""
+    calls_end_plainly: frozenset[str] = frozenset()
+    """Raw stop reasons with which the provider ends a message of tool calls as it ends any other
+    (it has no tool-call reason): Gemini's `STOP`, Ollama's `stop`."""
 
 
 def header(headers: Mapping[str, str], name: str) -> str | None:

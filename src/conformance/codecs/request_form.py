@@ -325,7 +325,12 @@ def failing(findings: list[RequestFinding]) -> list[RequestFinding]:
 
 
 def render_findings(findings: list[RequestFinding], limit: int = 12) -> str:
-    lines = [f"  {f.verdict} {f.path}: expected {f.expected!r}, got {f.actual!r} ({f.fact})" for f in findings[:limit]]
+    lines = [
+        f"  {f.verdict} {f.path}: {f.fact}"
+        if f.expected is None and f.actual is None
+        else f"  {f.verdict} {f.path}: expected {f.expected!r}, got {f.actual!r} ({f.fact})"
+        for f in findings[:limit]
+    ]
     if len(findings) > limit:
         lines.append(f"  … {len(findings) - limit} more")
     return "\n".join(lines)

@@ -125,6 +125,8 @@ def mismatch_failure(scenario: Scenario, provider: str, exc: Exception, **fields
 def finding_entry(prefix: str, finding: RequestFinding) -> DiffEntry:
     """A request finding as a typed diff entry at `prefix.path` (extra, missing or wrong)."""
     path = ".".join(p for p in (prefix, finding.path) if p)
+    if finding.expected is None and finding.actual is None:  # a broken rule: the request is wrong there
+        return DiffEntry(path=path, change="changed")
     if finding.expected is None:
         return DiffEntry(path=path, change="added", actual=finding.actual)
     if finding.actual is None:

@@ -48,7 +48,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("server_tools", "tools", "Built-in (server) tool items kept as data and sent back"),
     # thinking
     Feature("thinking_signature", "thinking", "Thinking with its signature kept byte-exact"),
-    Feature("thinking_order", "thinking", "Thinking sent after text is moved first"),
+    Feature("thinking_order", "thinking", "Thinking sent after text is kept whole"),
     Feature("redacted_thinking", "thinking", "Redacted thinking kept opaque"),
     Feature("reasoning_field", "thinking", "Reasoning text in a gateway field or <think> tags"),
     Feature("part_signatures", "thinking", "Signatures on text and tool-call parts"),

@@ -5,6 +5,7 @@ from conformance.codecs.gemini.decode import decode
 from conformance.codecs.gemini.encode import encode
 from conformance.codecs.gemini.errors import classify, error_from_payload
 from conformance.codecs.gemini.stream import GeminiStream
+from conformance.codecs.gemini.tables import CALLS_END_WITH
 from conformance.codecs.gemini.validate import validate_request
 
 CODEC = Codec(
@@ -15,6 +16,7 @@ CODEC = Codec(
     classify=classify,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
+    calls_end_plainly=CALLS_END_WITH,
 )
 
 __all__ = ["CODEC", "GeminiStream", "classify", "decode", "encode", "error_from_payload"]

@@ -7,14 +7,29 @@ the API versions Google serves alike.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-from conformance.codecs.request_form import CanonicalRequest, Default, PathAlias, RequestTable, read_request
+from conformance.codecs.request_form import (
+    CanonicalRequest,
+    Default,
+    PathAlias,
+    RequestTable,
+    ValueAlias,
+    read_request,
+)
 
 _REF = "https://ai.google.dev/api/generate-content"
 _CALLING = "https://ai.google.dev/api/caching#FunctionCallingConfig"
 _VERSIONS = "https://ai.google.dev/gemini-api/docs/api-versions"
 _WIRE = "provider-wire-formats.md §4.2"
+_SIGNATURES = "https://ai.google.dev/gemini-api/docs/thought-signatures#faqs"
+
+# The dummy signatures Google documents for calls that carry none ("skip_thought_signature_validator",
+# "context_engineering_is_the_way_to_go"): its REST examples write them as they are, its SDKs hold
+# them as bytes and send the base64 of those bytes (`Part.thoughtSignature` is a `bytes` field:
+# https://ai.google.dev/api/caching#Part). Either spelling is the documented sentinel.
+_SENTINELS = ("skip_thought_signature_validator", "context_engineering_is_the_way_to_go")
 
 TABLE = RequestTable(
     dialect="gemini",
@@ -41,6 +56,16 @@ TABLE = RequestTable(
             "https://ai.google.dev/api/caching#Content (systemInstruction is a Content: role defaults to user; "
             "the google-genai SDK sends it)",
         ),
+    ),
+    values=tuple(
+        ValueAlias(
+            "contents.*.parts.*.thoughtSignature",
+            base64.b64encode(sentinel.encode()).decode(),
+            sentinel,
+            f"{_SIGNATURES} (the sentinel, as REST examples write it and as the SDKs send it: base64 of "
+            "its bytes, thoughtSignature being a bytes field)",
+        )
+        for sentinel in _SENTINELS
     ),
     path_aliases=(
         PathAlias("/v1/models/", "/v1beta/models/", f"{_VERSIONS} (v1 and v1beta serve generateContent alike)"),

@@ -9,6 +9,10 @@ DIALECT = "gemini"
 
 # `candidates[].finishReason` → stop reason. Function calls end with STOP (there is no
 # tool-call reason); the reader turns STOP into `tool_use` when the message holds calls.
+CALLS_END_WITH = frozenset({"STOP"})
+"""The raw reason a message of tool calls ends with: Google documents STOP as the natural stop
+point and has no tool-call reason (ai.google.dev/api/generate-content#FinishReason)."""
+
 FINISH_REASONS: dict[str, StopReason] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",

@@ -8,6 +8,10 @@ from conformance.model import ErrorKind, StopReason
 
 # `done_reason` → stop reason. A tool-call turn ends with `stop`; the reader turns it into
 # `tool_use` when the message holds calls. `load`/`unload` answer model load/unload requests.
+CALLS_END_WITH = frozenset({"stop"})
+"""The raw reason a message of tool calls ends with: a chat answer holding `tool_calls` has
+`done_reason: "stop"` (github.com/ollama/ollama docs/api.md, chat request with tools)."""
+
 DONE_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "length": "length",

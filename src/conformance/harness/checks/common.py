@@ -126,6 +126,69 @@ def own_codes_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, lis
     return out, notes
 
 
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def thinking_order_aligned(expected: Any, actual: Any) -> tuple[Any, list[str]]:
+    """`actual` with thinking blocks that follow other blocks read as placed first, and a note each.
+
+    Anthropic streams interleaved thinking as blocks in index order, and a block of thinking may
+    come after a text block (docs.anthropic.com extended-thinking#interleaved-thinking); the API takes
+    the blocks back in the order they came. Keeping that wire order or putting thinking first (the
+    normalized form's order) loses nothing, so either reads alike; the blocks themselves (text,
+    signature) are still judged whole."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return actual, []
+    notes: list[str] = []
+    out = dict(actual)
+    for key in ("message", "partial"):
+        want, got = expected.get(key), actual.get(key)
+        if not isinstance(want, dict) or not isinstance(got, dict):
+            continue
+        blocks_w, blocks_g = want.get("content"), got.get("content")
+        if not isinstance(blocks_w, list) or not isinstance(blocks_g, list):
+            continue
+        thinking = [b for b in blocks_g if _is_thinking(b)]
+        others = [b for b in blocks_g if not _is_thinking(b)]
+        if not thinking or not others or blocks_g[: len(thinking)] == thinking:
+            continue
+        if not all(_is_thinking(b) for b in blocks_w[: len(thinking)]):
+            continue  # the expected form keeps an order of its own: judged as it is
+        out[key] = {**got, "content": thinking + others}
+        notes.append(f"{key}.content: thinking kept in the order it came (after other blocks), read as placed first")
+    return out, notes
+
+
+def _is_thinking(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") in _THINKING
+
+
+def calls_stop_aligned(expected: Any, actual: Any, plain: frozenset[str]) -> tuple[Any, list[str]]:
+    """`actual` with a `stop` that ends a message of tool calls read as `tool_use`, where the wire's
+    own reason is one the provider ends every message with (`plain`: Gemini's `STOP`, Ollama's
+    `stop`), and a note each. Those providers have no tool-call reason: a runtime reporting `stop`
+    there reports what the provider said; the calls themselves are judged as they are."""
+    if not plain or not isinstance(expected, dict) or not isinstance(actual, dict):
+        return actual, []
+    notes: list[str] = []
+    out = dict(actual)
+    for key in ("message", "partial"):
+        want, got = expected.get(key), actual.get(key)
+        if not isinstance(want, dict) or not isinstance(got, dict):
+            continue
+        raw = want.get("raw_stop_reason")
+        if want.get("stop_reason") != "tool_use" or got.get("stop_reason") != "stop" or raw not in plain:
+            continue
+        content = got.get("content")
+        if not isinstance(content, list) or not any(
+            isinstance(b, dict) and b.get("type") == "tool_call" for b in content
+        ):
+            continue
+        out[key] = {**got, "stop_reason": "tool_use"}
+        notes.append(f"{key}.stop_reason: 'stop' is the provider's own {raw!r} on a message of calls")
+    return out, notes
+
+
 def _at(data: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any] | None:
     for key in path:
         value = data.get(key)

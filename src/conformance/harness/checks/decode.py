@@ -5,15 +5,18 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from conformance.capabilities import get_profile
+from conformance.codecs import codec_for
 from conformance.codecs.request_form import request_findings
 from conformance.compare import ScenarioResult
 from conformance.harness.checks.common import (
+    calls_stop_aligned,
     canonical_outcome,
     expected_outcome,
     invented_ids_aligned,
     own_codes_aligned,
     scenario_model,
     split,
+    thinking_order_aligned,
 )
 from conformance.harness.context import (
     HarnessContext,
@@ -84,12 +87,17 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
             expected=expected,
             actual=actual,
         )
-    # what the wire leaves to the runtime (ids it never sent, which of its own codes to report) is
-    # aligned before judging; the result shows the runtime's answer as it was, with a note each
+    # what the wire leaves to the runtime (ids it never sent, which of its own codes to report, the
+    # place of thinking that came after text, a plain stop on a message of calls where the provider
+    # has no other) is aligned before judging; the result shows the answer as it was, with a note each
+    profile = get_profile(provider)
     aligned, invented = invented_ids_aligned(expected, actual, response.body)
     aligned, own_codes = own_codes_aligned(expected, aligned, response.body)
+    aligned, order = thinking_order_aligned(expected, aligned)
+    aligned, stops = calls_stop_aligned(expected, aligned, codec_for(profile).calls_end_plainly)
     judged = judge(scenario, provider, expected, aligned, ctx=ctx, cassette=rel, evidence=evidence, requests=requests)
-    if invented or own_codes:
-        judged.reason += "\nnoting " + "; ".join(invented + own_codes)
+    notes = invented + own_codes + order + stops
+    if notes:
+        judged.reason += "\nnoting " + "; ".join(notes)
         judged.actual = actual
     return judged

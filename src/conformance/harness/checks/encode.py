@@ -15,8 +15,11 @@ compare the rest of the body."""
 
 from __future__ import annotations
 
-from conformance.capabilities import get_profile
-from conformance.codecs.request_form import failing, render_findings, request_findings
+from typing import Any
+
+from conformance.capabilities import ProviderProfile, get_profile
+from conformance.codecs import codec_for
+from conformance.codecs.request_form import RequestFinding, failing, render_findings, request_findings
 from conformance.compare import ScenarioResult, is_ignored
 from conformance.harness.checks.token_limit import token_limit_findings, window_findings, without_token_limit
 from conformance.harness.context import HarnessContext, finding_entry, judge, requires, result
@@ -54,7 +57,8 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     if judged.verdict == "pass" or not isinstance(expected, dict) or not isinstance(actual, dict):
         return judged
     asked_stream = bool((conversation.get("options") or {}).get("stream"))
-    findings = request_findings(profile, expected, actual, delivery_free=not asked_stream)
+    findings = broken_rules(profile, expected, actual)
+    findings += request_findings(profile, expected, actual, delivery_free=not asked_stream)
     ignored = (*scenario.spec.ignore, *ctx.declaration.unexposed_paths())
     bad = [f for f in failing(findings) if not is_ignored(f.path, ignored)]
     if not bad:
@@ -64,3 +68,18 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     reason = f"{n} difference{'s' if n > 1 else ''} {provider} would reject or misread:\n" + render_findings(bad)
     entries = [finding_entry("", f) for f in bad]
     return result(scenario, provider, "fail", reason, expected=expected, actual=actual, diff=entries, requests=findings)
+
+
+def broken_rules(profile: ProviderProfile, expected: Any, actual: Any) -> list[RequestFinding]:
+    """The dialect's documented request rules (its codec's validator) that the actual body breaks and
+    the expected one keeps, as failing findings: the provider answers such a request with a 400,
+    whatever else the two bodies share."""
+    validate = codec_for(profile).validate
+    if validate is None or not isinstance(actual, dict):
+        return []
+    kept = {(v.path, v.rule) for v in validate(expected, profile)} if isinstance(expected, dict) else set()
+    return [
+        RequestFinding(path=v.path, verdict="fail", fact=f"{profile.name} rejects it: {v.message} ({v.rule})")
+        for v in validate(actual, profile)
+        if (v.path, v.rule) not in kept
+    ]
