@@ -43,6 +43,9 @@ PUBLIC_API: dict[str, list[str]] = {
     "conformance.runtime.protocol": [
         "CAPABILITIES",
         "OPTIONAL_FIELDS",
+        "AgentCapable",
+        "AgentRequest",
+        "CancelSignal",
         "Declaration",
         "DecodeCapable",
         "EncodeCapable",

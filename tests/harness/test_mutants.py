@@ -77,4 +77,4 @@ def test_a_runtime_with_one_capability_is_skipped_where_it_cannot_answer(
             assert res.verdict == "skipped", (key, res.verdict)
             assert res.reason.startswith("runtime only-decode does not implement `"), res.reason
     skipped = {r.check for r in got.values() if r.verdict == "skipped"}
-    assert skipped == {"encode", "repair", "retry", "transcript", "handoff", "generated", "context", "store"}
+    assert skipped == {"encode", "repair", "retry", "transcript", "handoff", "generated", "context", "store", "agent"}

@@ -13,7 +13,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import queue
 import sys
+import threading
 import time
 import traceback
 from typing import Any
@@ -21,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.protocol import AgentRequest, CancelSignal, TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 
 REF = ReferenceRuntime()
@@ -30,6 +32,8 @@ EVERY = int(os.environ.get("FAULT_EVERY", "3"))
 if FAULT.startswith("exit-then-"):
     FAULT = FAULT.removeprefix("exit-then-") if os.path.exists(os.environ["FAULT_MARK"]) else "exit-then"
 SESSIONS: dict[int, Any] = {}
+CANCELS: dict[int, CancelSignal] = {}
+"""The cancel signal of each call in progress, by id (`cancel` lines arrive while it runs)."""
 
 
 class RealClock:
@@ -100,6 +104,22 @@ def turn(p: dict[str, Any]) -> Any:
     return answer if os.environ.get("SILENT_WAITS") else {**answer, "waited": clock.sleeps}
 
 
+def agent(p: dict[str, Any], cancel: CancelSignal) -> Any:
+    from conformance.capabilities import get_profile
+
+    request = AgentRequest(
+        provider=p["provider"],
+        conversation=p["conversation"],
+        transport=Redirect(p["base_url"]),
+        base_url=get_profile(p["provider"]).base_url,
+        keys=p["keys"],
+        tool_url=p["tool_url"],
+        cancel=cancel,
+        settings=p.get("settings") or {},
+    )
+    return REF.agent_turn(request)
+
+
 def context(p: dict[str, Any]) -> Any:
     return REF.context(p["request"], Redirect(p["base_url"]) if p.get("base_url") else None)
 
@@ -114,7 +134,17 @@ METHODS = {
     "turn": turn,
     "context": context,
     "store": store,
+    "agent": lambda p: None,  # answered by `dispatch`, with the call's cancel signal
 }
+
+
+def dispatch(method: str, ident: int, params: dict[str, Any]) -> Any:
+    if method != "agent":
+        return METHODS[method](params)
+    try:
+        return agent(params, CANCELS.setdefault(ident, CancelSignal()))
+    finally:
+        CANCELS.pop(ident, None)
 
 
 def handshake() -> dict[str, Any]:
@@ -133,6 +163,17 @@ def handshake() -> dict[str, Any]:
     }
 
 
+def read(lines: queue.Queue[dict[str, Any] | None]) -> None:
+    """stdin's requests into `lines`; a `cancel` comes while its call runs: routed at once, never queued."""
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg.get("method") == "cancel":
+            CANCELS.setdefault(msg["params"]["id"], CancelSignal()).set()
+        else:
+            lines.put(msg)
+    lines.put(None)
+
+
 def main() -> None:
     if FAULT == "crash-at-start":
         print("cannot load the library", file=sys.stderr)
@@ -140,8 +181,9 @@ def main() -> None:
     if FAULT == "slow-start":
         time.sleep(3)
     calls = 0
-    for line in sys.stdin:
-        msg = json.loads(line)
+    lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+    threading.Thread(target=read, args=(lines,), daemon=True).start()
+    for msg in iter(lines.get, None):
         method, ident = msg["method"], msg["id"]
         if method == "shutdown":
             print(json.dumps({"id": ident, "result": None}), flush=True)
@@ -169,7 +211,7 @@ def main() -> None:
                 print(json.dumps({"id": ident + 1000, "result": {}}), flush=True)
                 continue
         try:
-            answer: dict[str, Any] = {"id": ident, "result": METHODS[method](msg.get("params") or {})}
+            answer: dict[str, Any] = {"id": ident, "result": dispatch(method, ident, msg.get("params") or {})}
         except Exception as exc:
             answer = {
                 "id": ident,

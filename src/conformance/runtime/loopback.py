@@ -103,6 +103,29 @@ def fit_waits(said: list[float], gaps: list[float]) -> list[float] | None:
     return list(said)
 
 
+HELD = "conformance.held"
+"""A response extension: an answer written in two parts (`head`, then `tail` after `pause_s` unless the
+client closes the connection first; `after_head()` runs between them, `closed()` or `done()` after)."""
+
+
+def _wait_closed(sock: Any, seconds: float) -> bool:
+    """Whether the client closes the connection within `seconds` (it has nothing more to send)."""
+    import select
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([sock], [], [], left)
+        if readable:
+            try:
+                if not sock.recv(1, socket.MSG_PEEK):
+                    return True
+            except OSError:
+                return True
+            time.sleep(min(0.01, max(left, 0.0)))  # bytes of another request: not a close
+    return False
+
+
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"})
 
 
@@ -164,6 +187,12 @@ class Loopback:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}{self._path}"
 
+    @property
+    def origin(self) -> str:
+        """This endpoint's origin (`http://127.0.0.1:PORT`): other paths than the provider's reach the transport too."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
     def __enter__(self) -> Loopback:
         self._thread.start()
         return self
@@ -196,9 +225,11 @@ class Loopback:
                 self.gaps.append((gap, gap_wait(gap, self._busy_last, busy)))
             headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in ("host", "content-length")]
             request = httpx.Request(handler.command, self._origin + handler.path, headers=headers, content=body)
+            held = None
             try:
                 response = self._transport.handle_request(request)
-                content = response.read()
+                held = response.extensions.get(HELD)
+                content = held.head + held.tail if held is not None else response.read()
                 status, out_headers = response.status_code, list(response.headers.items())
             except Exception as exc:  # the check reads it after the call, as in process
                 self.error = self.error or exc
@@ -212,12 +243,29 @@ class Loopback:
                 handler.send_header(key, value)
         handler.send_header("content-length", str(len(content)))
         handler.end_headers()
-        handler.wfile.write(content)
-        handler.wfile.flush()
+        if held is None:
+            handler.wfile.write(content)
+            handler.wfile.flush()
+            return
+        try:
+            handler.wfile.write(held.head)
+            handler.wfile.flush()
+            held.after_head()
+            if _wait_closed(handler.connection, held.pause_s):
+                held.closed()
+                handler.close_connection = True
+                return
+            held.done()
+            handler.wfile.write(held.tail)
+            handler.wfile.flush()
+        except OSError:
+            held.closed()
+            handler.close_connection = True
 
 
 __all__ = [
     "FIT_SLACK_S",
+    "HELD",
     "MIN_WAIT_S",
     "PROC",
     "RUN_DELAY_PER_CPU",

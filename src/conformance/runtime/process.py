@@ -33,9 +33,10 @@ import subprocess
 import threading
 from collections import deque
 from typing import Any
+from urllib.parse import urlsplit
 
 from conformance.exceptions import ConformanceError, InputError
-from conformance.runtime.protocol import CAPABILITIES, Declaration, TurnRequest
+from conformance.runtime.protocol import CAPABILITIES, AgentRequest, Declaration, TurnRequest
 
 PROTOCOL = 1
 """The protocol version this harness speaks."""
@@ -87,6 +88,7 @@ class _Child:
         self.stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self._next = 0
+        self._write = threading.Lock()
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -125,9 +127,7 @@ class _Child:
         ident = self._next
         line = json.dumps({"id": ident, "method": method, "params": params or {}}, ensure_ascii=False)
         try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
+            self._send(line)
         except (OSError, ValueError):
             raise self.fault(f"exited before `{method}` (exit code {self.proc.poll()})") from None
         try:
@@ -151,6 +151,18 @@ class _Child:
         if "result" not in data:
             raise self.fault(f"answered `{method}` with neither result nor error")
         return data["result"]
+
+    def _send(self, line: str) -> None:
+        with self._write:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """A line that asks no answer (`cancel` of the call in progress), from any thread; a program
+        that has gone is found by the call it is answering."""
+        with contextlib.suppress(OSError, ValueError):
+            self._send(json.dumps({"method": method, "params": params}, ensure_ascii=False))
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -338,6 +350,25 @@ class ProcessRuntime:
             answer = _obj(child.call("turn", params), "turn")
         loop.raise_transport_error()
         loop.record_waits(_waited(answer.pop("waited", None)))
+        return answer
+
+    def agent_turn(self, request: AgentRequest) -> dict[str, Any]:
+        from conformance.runtime.loopback import Loopback
+
+        with self.pool.child() as child, Loopback(request.transport, request.base_url, None) as loop:
+            ident = child._next + 1  # the id the `agent` call below gets
+            request.cancel.add_callback(lambda: child.notify("cancel", {"id": ident}))
+            parts = urlsplit(request.tool_url)
+            params = {
+                "provider": request.provider,
+                "conversation": _with_model(request.conversation, request.provider),
+                "base_url": loop.base_url,
+                "keys": list(request.keys),
+                "tool_url": loop.origin + parts.path,
+                "settings": request.settings,
+            }
+            answer = _obj(child.call("agent", params), "agent")
+        loop.raise_transport_error()
         return answer
 
     def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:

@@ -15,12 +15,14 @@ implements them all with this package's codecs.
 | `transcripts` | `load_transcript` | a JSONL file, possibly damaged                | records recovered, source kept |
 | `store`       | `store_session`   | an operation script on a conversation tree    | the tree or the typed error    |
 | `context`     | `context`         | a context-management request                  | its documented result          |
+| `agent`       | `agent_turn`      | an `AgentRequest` (transport, tools, cancel)  | tools run, history, outcome    |
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -32,6 +34,7 @@ CAPABILITIES: dict[str, str] = {
     "transcripts": "load_transcript",
     "store": "store_session",
     "context": "context",
+    "agent": "agent_turn",
 }
 """Capability → the method that provides it."""
 
@@ -157,6 +160,75 @@ class TurnCapable(Protocol):
         ...
 
 
+class CancelSignal:
+    """The user's cancel of an `agent` turn, fired by the harness while the turn runs.
+
+    Thread-safe: `set` may come from any thread (a loopback server's, the runtime's own event loop);
+    each callback runs once, at once when the signal is already set."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._callbacks: list[Callable[[], None]] = []
+
+    def is_set(self) -> bool:
+        """Whether the cancel was fired."""
+        return self._set
+
+    def set(self) -> None:
+        """Fire the cancel (once; later calls do nothing)."""
+        with self._lock:
+            if self._set:
+                return
+            self._set = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def add_callback(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the signal is set (now, when it already is)."""
+        with self._lock:
+            if not self._set:
+                self._callbacks.append(callback)
+                return
+        callback()
+
+
+@dataclass
+class AgentRequest:
+    """One agent step to run: send the conversation, run the tool calls of the answer, stop there.
+
+    The runtime sends its request through `transport` (answering for `base_url`, as in `turn`) and
+    runs each tool call of the answer by `POST {tool_url}/{tool name}` with the call's arguments as
+    the JSON body (through the same transport): a 200 answer's text is the tool's output, any other
+    status is the tool failing. The tools' behaviour is the harness's (one may take longer than the
+    runtime's tool timeout, one may fire `cancel` when it starts), and the harness sees when each
+    call starts and whether the runtime stopped it. `settings` (the scenario's `input.runtime`):
+    `tool_timeout_s`, `spawning_tools` (tools that start a sub-agent), `depth` (the depth this
+    turn runs at), `max_depth`. `cancel` is the user cancelling: from then on nothing new starts,
+    what runs is stopped, and the turn ends as `aborted`. Returns `{"status": "done" | "aborted" |
+    "error", "messages": [the messages the turn adds to the history], "error": … (status error)}`.
+    """
+
+    provider: str
+    conversation: dict[str, Any]
+    transport: Any
+    """An `httpx.BaseTransport` and `httpx.AsyncBaseTransport` in one object."""
+    base_url: str
+    keys: Sequence[str]
+    tool_url: str
+    cancel: CancelSignal
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+class AgentCapable(Protocol):
+    """A runtime with the `agent` capability."""
+
+    def agent_turn(self, request: AgentRequest) -> dict[str, Any]:
+        """Run one agent step as `request` says; `{"status", "messages", "error"?}`."""
+        ...
+
+
 OPTIONAL_FIELDS: tuple[str, ...] = (
     "message.raw_stop_reason",
     "message.usage",
@@ -277,6 +349,9 @@ def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
 __all__ = [
     "CAPABILITIES",
     "OPTIONAL_FIELDS",
+    "AgentCapable",
+    "AgentRequest",
+    "CancelSignal",
     "Declaration",
     "DecodeCapable",
     "EncodeCapable",

@@ -10,7 +10,7 @@ from conformance.exceptions import InputError
 from conformance.model import Conversation
 from conformance.model.parse import parse_conversation, parse_messages
 from conformance.runtime.compress import DEFAULT_THRESHOLD
-from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.protocol import AgentRequest, TurnRequest
 
 TURN_SEED = 20261122
 """The default seed of the reference turn loop's back-off jitter (a setting can change it)."""
@@ -91,6 +91,26 @@ class ReferenceRuntime:
             )
         )
         return result.to_json()
+
+    def agent_turn(self, request: AgentRequest) -> dict[str, Any]:
+        """One agent step (`runtime.agent.run_agent_step`): the turn sent through the harness's
+        transport, its tool calls run against the harness's tools, the user's cancel honoured."""
+        import asyncio
+
+        from conformance.runtime.agent import run_agent_step
+
+        profile = get_profile(request.provider).with_base_url(request.base_url)
+        return asyncio.run(
+            run_agent_step(
+                parse_conversation(request.conversation),
+                profile,
+                transport=request.transport,
+                key=request.keys[0] if request.keys else None,
+                tool_url=request.tool_url,
+                cancel=request.cancel,
+                settings=dict(request.settings),
+            )
+        )
 
     def load_transcript(self, path: str) -> dict[str, Any]:
         """A JSONL transcript → `{"messages": […], "warnings": […]}` (warnings name the line)."""

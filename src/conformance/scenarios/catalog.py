@@ -39,6 +39,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("stream_truncated", "streaming", "Stream cut off before its terminal event"),
     Feature("stream_error", "streaming", "Error event inside a 200 stream"),
     Feature("stream_framing", "streaming", "Keep-alive comments, blank lines and optional terminators"),
+    Feature("stream_cancel", "streaming", "A streamed turn cancelled mid-way: stopped, typed, history whole"),
     # tools
     Feature("tool_call", "tools", "Single tool call (JSON and stream)"),
     Feature("parallel_tool_calls", "tools", "Parallel tool calls, interleaved or all on index 0"),
@@ -46,6 +47,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("invalid_arguments", "tools", "Tool arguments that are not valid JSON"),
     Feature("prompt_tools", "tools", "Prompt-based tool calling for models without native tools"),
     Feature("server_tools", "tools", "Built-in (server) tool items kept as data and sent back"),
+    Feature("tool_execution", "tools", "Tool calls run in order, timed out, aborted, depth-limited"),
     # thinking
     Feature("thinking_signature", "thinking", "Thinking with its signature kept byte-exact"),
     Feature("thinking_order", "thinking", "Thinking sent after text is kept whole"),

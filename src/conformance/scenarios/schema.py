@@ -3,7 +3,7 @@
 ```yaml
 title: Streamed text with a multibyte character split across chunks
 feature: stream_text            # a row of the feature catalog
-check: decode                   # decode | encode | repair | retry | transcript | generated | handoff
+check: decode                   # decode | encode | repair | retry | transcript | generated | handoff | agent
 input:                          # the conversation the runtime encodes (CONVERSATION.json shape)
   messages: [{role: user, content: "Say hello"}]
   options: {stream: true, max_tokens: 64}
@@ -31,7 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from conformance.scenarios.catalog import known_feature_ids
 
-BuiltinCheck = Literal["decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "context", "store"]
+BuiltinCheck = Literal[
+    "decode", "encode", "repair", "retry", "transcript", "generated", "handoff", "context", "store", "agent"
+]
 CHECKS: tuple[str, ...] = get_args(BuiltinCheck)
 """The checks this package ships; `register_check_name` adds others (the harness's `register_check` does)."""
 

@@ -10,6 +10,7 @@ import traceback
 
 from conformance.compare import ScenarioResult
 from conformance.exceptions import InputError
+from conformance.harness.checks.agent import check_agent
 from conformance.harness.checks.context import check_context
 from conformance.harness.checks.decode import check_decode
 from conformance.harness.checks.encode import check_encode
@@ -48,6 +49,7 @@ for _name, _check in (
     ("retry", check_retry),
     ("context", check_context),
     ("store", check_store),
+    ("agent", check_agent),
 ):
     register_check(_name, _check)
 register_check("generated", check_generated, whole_corpus=True)
