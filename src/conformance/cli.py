@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
         console = Console(width=max(console.width, 30 + 12 * len(providers)) if args.wide else WIDTH)
     enabled = wanted(console, disabled=args.no_progress)
     total = len(scenarios) * len(providers)
-    real_time = getattr(ctx.runtime, "real_time", False)  # a program: --jobs counts the programs run at once
+    real_time = getattr(ctx.runtime, "real_time", False)  # a program: --jobs caps the programs alive at once
     jobs = args.jobs or (program_jobs() if real_time else auto_jobs(total))
     with progress(console, total, "replaying", enabled=enabled, thread=jobs == 1) as bar:
         results = run_all(
@@ -292,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         metavar="N",
         help="worker processes for the checks (default: auto, one per CPU for runs of 100+ checks; 1: in this "
-        "process); with --runtime-cmd, the programs answering at once (default: one per CPU, at most 4)",
+        "process); with --runtime-cmd, the most programs alive at once, for every kind of row (default: one per "
+        "CPU, at most 4, computing, and 8 more for the rows that wait out provider hints)",
     )
 
     p = sub.add_parser("decode", help="print the normalized form of each interaction of a cassette")

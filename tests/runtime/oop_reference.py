@@ -6,10 +6,11 @@ of `turn` and `context` go to the loopback base URL the harness hands over; wait
 `unknown-capability` and `slow-start` at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
 every third call (every `FAULT_EVERY`th); `exit-then-X` exits on the third call and then, from the next start on (a file
 at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to itself (no `waited` in a
-`turn` answer)."""
+`turn` answer). `LIVE_DIR` makes it count the programs alive (`count_live`)."""
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
@@ -174,7 +175,22 @@ def read(lines: queue.Queue[dict[str, Any] | None]) -> None:
     lines.put(None)
 
 
+def count_live() -> None:
+    """With `LIVE_DIR` set: a file named by this program's id while it runs, and, as it starts, how
+    many such files there are (itself included) in `peak-<pid>` (the protocol tests count programs)."""
+    live = os.environ.get("LIVE_DIR")
+    if not live:
+        return
+    mine = os.path.join(live, str(os.getpid()))
+    open(mine, "w").close()
+    alive = sum(1 for name in os.listdir(live) if name.isdigit())
+    with open(os.path.join(live, f"peak-{os.getpid()}"), "w") as out:
+        out.write(str(alive))
+    atexit.register(os.remove, mine)
+
+
 def main() -> None:
+    count_live()
     if FAULT == "crash-at-start":
         print("cannot load the library", file=sys.stderr)
         sys.exit(3)

@@ -43,7 +43,11 @@ PER_WORKER = 100
 
 
 PROGRAMS = 4
-"""A runtime program's run answers with one program per CPU, at most this many, by default."""
+"""A runtime program's run computes with one program per CPU, at most this many, at once."""
+
+WAITING_PROGRAMS = 8
+"""Programs a runtime program's run adds by default for the rows whose waits pass in real time
+(retries after a provider's hint: each program mostly sleeps)."""
 
 
 def cpus() -> int:
@@ -59,9 +63,15 @@ def auto_jobs(checks: int) -> int:
     return max(1, min(cpus(), checks // PER_WORKER))
 
 
-def program_jobs() -> int:
-    """Programs answering at once for a runtime program's run (`--runtime-cmd` without `--jobs`)."""
+def computing_programs() -> int:
+    """Programs computing at once in a runtime program's run: one per CPU, at most `PROGRAMS`."""
     return max(1, min(cpus(), PROGRAMS))
+
+
+def program_jobs() -> int:
+    """Programs alive at most in a runtime program's run (`--runtime-cmd` without `--jobs`): those
+    computing, and `WAITING_PROGRAMS` more for the rows that mostly wait."""
+    return computing_programs() + WAITING_PROGRAMS
 
 
 def can_fork() -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -15,8 +16,8 @@ from conformance import __version__
 from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
-from conformance.harness.parallel import can_fork, run_parallel
-from conformance.replay.cassette import cassette_evidence, cassette_meta
+from conformance.harness.parallel import can_fork, computing_programs, run_parallel
+from conformance.replay.cassette import cassette_evidence, cassette_meta, load_cassette
 from conformance.report.backing import bundled_backing
 from conformance.report.matrix import (
     VERDICTS,
@@ -72,10 +73,7 @@ def _run_pairs(
 
 
 TIMED_CHECKS = frozenset({"retry"})
-"""Checks whose waits pass in real time when the runtime is another process: run concurrently."""
-
-CONCURRENT_TIMED = 8
-"""At most this many timed checks at once (each with a program of its own, which mostly waits)."""
+"""Checks whose waits pass in real time when the runtime is another process: started first, longest hint first."""
 
 ONE_AT_A_TIME = frozenset({"generated"})
 """Checks run by one thread at a time in a threaded run (hypothesis' search is not thread-safe)."""
@@ -90,13 +88,19 @@ def _run_real_time(
     on_start: Callable[[Scenario, str], None] | None = None,
 ) -> list[ScenarioResult]:
     """A runtime whose waits are real (another process): the checks run in `jobs` threads, each
-    with a program of its own, and the timed checks meanwhile in up to `CONCURRENT_TIMED` more, so a
-    run with 30 s hints lasts about one hint per `CONCURRENT_TIMED` of them rather than their sum.
-    Threads, not forked workers: programs started from a forked process whose threads hold the
-    pipes would inherit them."""
+    with a program of its own, so `jobs` is the most programs alive at once (the runtime's pool is
+    held to it too). `Lanes` hands the rows out: the timed ones (waits after a provider's hint)
+    longest hint first, the others to at most `computing_programs()` threads at once, one thread
+    kept for the timed rows while any are left; so a run whose longest hint is 30 s lasts about 30 s
+    when its waits fit in the threads beside the computing ones. Threads, not forked workers:
+    programs started from a forked process whose threads hold the pipes would inherit them."""
+    limit = getattr(ctx.runtime, "limit_programs", None)
+    if callable(limit):
+        limit(jobs)
     timed = [i for i, (s, _) in enumerate(pairs) if s.check in TIMED_CHECKS]
+    timed.sort(key=lambda i: -hinted_wait(ctx.root, *pairs[i]))
     chosen = set(timed)
-    rest = [i for i in range(len(pairs)) if i not in chosen]
+    lanes = Lanes(timed, [i for i in range(len(pairs)) if i not in chosen], jobs, computing_programs())
     out: dict[int, ScenarioResult] = {}
     lock, serial = threading.Lock(), threading.Lock()
 
@@ -111,16 +115,76 @@ def _run_real_time(
             if on_result is not None:
                 on_result(res)
 
-    workers = max(1, min(jobs, len(rest)))
-    with (
-        ThreadPoolExecutor(max_workers=max(1, min(CONCURRENT_TIMED, len(timed)))) as waiting,
-        ThreadPoolExecutor(max_workers=workers) as working,
-        fewer_collections(),
-    ):
-        futures = [waiting.submit(one, i) for i in timed] + [working.submit(one, i) for i in rest]
-        for future in futures:
+    def lane() -> None:
+        while (task := lanes.next()) is not None:
+            i, computing = task
+            try:
+                one(i)
+            finally:
+                lanes.done(computing)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(pairs)))) as threads, fewer_collections():
+        for future in [threads.submit(lane) for _ in range(max(1, min(jobs, len(pairs))))]:
             future.result()
     return [out[i] for i in range(len(pairs))]
+
+
+class Lanes:
+    """The rows of a real-time run, handed to its threads: a computing row while fewer than
+    `computing` threads compute (fewer than `jobs - 1` while timed rows are left, so one thread
+    always serves them), else the timed row with the longest hint; a thread with neither to take
+    waits for a computing slot."""
+
+    def __init__(self, timed: list[int], rest: list[int], jobs: int, computing: int) -> None:
+        self._timed, self._rest = deque(timed), deque(rest)
+        self._jobs, self._computing, self._busy = jobs, computing, 0
+        self._cond = threading.Condition()
+
+    def _limit(self) -> int:
+        if self._timed and self._jobs > 1:
+            return max(1, min(self._computing, self._jobs - 1))
+        return max(1, min(self._computing, self._jobs))
+
+    def next(self) -> tuple[int, bool] | None:
+        """(row, whether it computes), or None when no row is left."""
+        with self._cond:
+            while True:
+                if self._rest and self._busy < self._limit():
+                    self._busy += 1
+                    return self._rest.popleft(), True
+                if self._timed:
+                    i = self._timed.popleft()
+                    if not self._timed:
+                        self._cond.notify_all()  # the computing limit rises
+                    return i, False
+                if not self._rest:
+                    return None
+                self._cond.wait()
+
+    def done(self, computing: bool) -> None:
+        if computing:
+            with self._cond:
+                self._busy -= 1
+                self._cond.notify_all()
+
+
+def hinted_wait(root: Path, scenario: Scenario, provider: str) -> float:
+    """Seconds of the waits a row's cassette asks for in `retry-after` (or `retry-after-ms`) headers:
+    how long its row may wait, to start the longest first."""
+    path = scenario.cassette_path(provider, root)
+    try:
+        interactions = load_cassette(path).interactions if path.is_file() else []
+    except CassetteError:
+        return 0.0
+    total = 0.0
+    for it in interactions:
+        headers = {k.lower(): v for k, v in it.response.flat_headers().items()}
+        with contextlib.suppress(ValueError):
+            if "retry-after-ms" in headers:
+                total += float(headers["retry-after-ms"]) / 1000
+            elif "retry-after" in headers:
+                total += float(headers["retry-after"])
+    return total
 
 
 @contextmanager

@@ -15,10 +15,10 @@ Faults — the program does not start, exits, prints a line that is not JSON, an
 declares an unknown capability, does not answer the handshake within `start_timeout` seconds or
 another call within `timeout` seconds — raise
 `RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`, the
-process is stopped and the next call starts a fresh one. Each thread of a run (`--jobs` threads,
-and the concurrent timed checks) gets a program of its own from a pool; at most `STARTING_AT_ONCE`
-programs start at once (a start-up that waits its turn is not timed), so starting many programs
-on few cores does not make their handshakes look hung.
+process is stopped and the next call starts a fresh one. Each thread of a run gets a program of its
+own from a pool, which keeps at most `limit` programs alive (`--jobs`: a caller finding them all
+busy waits for one); at most `STARTING_AT_ONCE` programs start at once (a start-up that waits its
+turn is not timed), so starting many programs on few cores does not make their handshakes look hung.
 """
 
 from __future__ import annotations
@@ -209,42 +209,79 @@ def _check_handshake(child: _Child, data: Any) -> tuple[Declaration, frozenset[s
 class ProcessPool:
     """Started programs of one command, for this process: an idle one is reused, a faulted one dropped."""
 
-    def __init__(self, argv: list[str], timeout: float, start_timeout: float = DEFAULT_START_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        timeout: float,
+        start_timeout: float = DEFAULT_START_TIMEOUT_S,
+        limit: int | None = None,
+    ) -> None:
         self.argv, self.timeout, self.start_timeout = argv, timeout, start_timeout
-        self._idle: list[_Child] = []
-        self._all: list[_Child] = []
-        self._lock = threading.Lock()
-        self._starting = threading.BoundedSemaphore(STARTING_AT_ONCE)
-        self._pid = os.getpid()
+        self.limit = limit
+        """At most this many programs alive at once (None: no limit); a caller finding every one busy
+        waits for one to come back, unless it already holds one (a check needing two at once)."""
+        self._pid = -1
+        self._fresh_if_forked()
         self.started = 0
+        self.peak = 0
+        """The most programs alive at one time."""
 
     def _fresh_if_forked(self) -> None:
         if os.getpid() != self._pid:  # a forked worker: the parent's pipes are not ours to use
-            self._idle, self._all, self._lock, self._pid = [], [], threading.Lock(), os.getpid()
+            self._idle: list[_Child] = []
+            self._all: list[_Child] = []
+            self._lock = threading.Condition()
+            self._pid = os.getpid()
             self._starting = threading.BoundedSemaphore(STARTING_AT_ONCE)
+            self._reserved = 0  # programs being started
+            self._held = threading.local()
+
+    def _alive(self) -> int:
+        return len(self._all) + self._reserved
 
     def start(self) -> tuple[_Child, Any]:
         """A fresh program and its handshake's answer, once fewer than `STARTING_AT_ONCE` are starting."""
-        with self._starting:
-            child = _Child(self.argv, self.timeout)
-            with self._lock:
-                self.started += 1
-            try:
-                hello = child.call("handshake", {"protocol": PROTOCOL}, timeout=self.start_timeout)
-            except RemoteError as exc:
-                raise child.fault(f"refused the handshake: {exc}") from None
         with self._lock:
-            self._all.append(child)
+            self._reserved += 1
+            self.peak = max(self.peak, self._alive())
+        try:
+            with self._starting:
+                child = _Child(self.argv, self.timeout)
+                with self._lock:
+                    self.started += 1
+                try:
+                    hello = child.call("handshake", {"protocol": PROTOCOL}, timeout=self.start_timeout)
+                except RemoteError as exc:
+                    raise child.fault(f"refused the handshake: {exc}") from None
+            with self._lock:
+                self._all.append(child)
+        finally:
+            with self._lock:
+                self._reserved -= 1
+                self._lock.notify_all()
         return child, hello
+
+    def _take(self) -> _Child | None:
+        """An idle program, or None when a new one may start; waits while `limit` programs are busy."""
+        with self._lock:
+            while not self._idle and self.limit is not None and self._alive() >= self.limit:
+                if getattr(self._held, "n", 0):  # this thread holds one already: waiting could never end
+                    break
+                self._lock.wait()
+            return self._idle.pop() if self._idle else None
 
     @contextlib.contextmanager
     def child(self) -> Any:
         self._fresh_if_forked()
-        with self._lock:
-            child = self._idle.pop() if self._idle else None
+        child = self._take()
         if child is None:
             child, hello = self.start()
-            _check_handshake(child, hello)
+            try:
+                _check_handshake(child, hello)
+            except RuntimeProcessError:
+                self._drop(child)
+                raise
+        self._held.n = getattr(self._held, "n", 0) + 1
         ok = False
         try:
             yield child
@@ -253,13 +290,24 @@ class ProcessPool:
             ok = True  # the program answered: it stays usable
             raise
         finally:
-            with self._lock:
-                if ok and child.proc.poll() is None:
-                    self._idle.append(child)
-                else:
-                    child.stop()
-                    if child in self._all:
-                        self._all.remove(child)
+            self._held.n -= 1
+            if ok and child.proc.poll() is None:
+                self.give_back(child)
+            else:
+                self._drop(child)
+
+    def _drop(self, child: _Child) -> None:
+        child.stop()
+        with self._lock:
+            if child in self._all:
+                self._all.remove(child)
+            self._lock.notify_all()
+
+    def give_back(self, child: _Child) -> None:
+        """A program started with `start` becomes idle, for the next caller."""
+        with self._lock:
+            self._idle.append(child)
+            self._lock.notify_all()
 
     def close(self) -> None:
         self._fresh_if_forked()
@@ -284,12 +332,16 @@ class ProcessRuntime:
         self.pool = ProcessPool(argv, timeout, start_timeout)
         child, hello = self.pool.start()
         self.declaration, self.capabilities = _check_handshake(child, hello)
-        self.pool._idle.append(child)
+        self.pool.give_back(child)
         self.name = self.declaration.name
         self.version = self.declaration.version
         for cap, method in CAPABILITIES.items():  # capabilities_of reads the methods a runtime has
             if cap not in self.capabilities:
                 setattr(self, method, None)
+
+    def limit_programs(self, programs: int) -> None:
+        """At most `programs` programs alive at once from now on (`--jobs`)."""
+        self.pool.limit = max(1, programs)
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         with self.pool.child() as child:
