@@ -11,7 +11,7 @@ import pytest
 
 from conformance.harness import HarnessContext, run_all
 from conformance.runtime import loopback
-from conformance.runtime.loopback import MIN_WAIT_S, busy_seconds, fit_waits, gap_wait
+from conformance.runtime.loopback import MIN_WAIT_S, Busy, busy_seconds, fit_waits, gap_wait
 from conformance.runtime.process import ProcessRuntime
 from conformance.scenarios import load_scenarios
 
@@ -30,9 +30,16 @@ def test_a_wait_longer_than_every_gap_left_is_not_believed() -> None:
 
 def test_where_the_system_tells_busy_time_a_gap_less_the_programs_work_is_its_wait() -> None:
     assert busy_seconds(os.getpid()) is not None  # Linux: /proc
-    assert gap_wait(2.0, (1.0, 0.0), (1.1, 0.05)) == pytest.approx(1.9)  # 0.1 s run, the rest a wait
-    assert gap_wait(1.0, (1.0, 0.0), (1.5, 0.4)) is None  # the program ran and queued through it
-    assert gap_wait(0.2, (1.0, 0.0), (1.0, 0.0)) is None  # too short to be a wait
+    assert gap_wait(2.0, Busy(1.0, 0.0), Busy(1.1, 0.05)) == pytest.approx(1.9)  # 0.1 s run, the rest a wait
+    assert gap_wait(1.0, Busy(1.0, 0.0), Busy(1.5, 0.4)) is None  # the program ran and queued through it
+    assert gap_wait(0.2, Busy(1.0, 0.0), Busy(1.0, 0.0)) is None  # too short to be a wait
+
+
+def test_threads_that_run_beside_a_sleep_are_not_taken_off_it() -> None:
+    before = Busy(1.0, 0.0, (("7/7", 0.6), ("7/8", 0.4)))
+    after = Busy(1.1, 0.0, (("7/7", 0.63), ("7/8", 0.47), ("7/9", 0.0)))  # 30 ms of work, 70 ms of a GC thread
+    assert gap_wait(30.03, before, after) == pytest.approx(29.96)  # the busiest task: 70 ms
+    assert gap_wait(30.1, before, after) == pytest.approx(30.03)
 
 
 def test_without_cpu_accounting_a_gap_is_a_wait_whole_from_min_wait_on(

@@ -17,7 +17,8 @@ the retry check judges waits that really passed:
   is the busy time; the run queue time counted is at most `RUN_DELAY_PER_CPU` times the time
   run (a sleeping task's time can be booked as run queue time, seen on Linux 6.18: a 2 s sleep
   booked whole; a program that ran little cannot have waited long for a CPU). The wait recorded
-  is the gap less the time the program ran (never shorter than its sleep);
+  is the gap less the time its busiest task ran (its other threads — a garbage collector, an I/O
+  pool — run beside its sleep, so their time summed could make a 30 s sleep read as 29.96 s);
 - where the system does not say (no `/proc`: macOS, Windows; `PROC` moved in the tests), the busy
   time is unknown and taken as none: a gap of at least `MIN_WAIT_S` is a wait, whole. On an idle
   machine that is what the busy rule finds too; on a loaded one, work can pass for a wait, so a
@@ -38,7 +39,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import httpx
@@ -58,37 +59,59 @@ PROC = Path("/proc")
 """Where the system tells each process's CPU time (Linux); elsewhere absent, and busy time unknown."""
 
 
-def busy_seconds(pid: int) -> tuple[float, float] | None:
+class Busy(NamedTuple):
+    """A reading of a program's CPU time (`busy_seconds`)."""
+
+    ran: float
+    """Seconds its tasks (threads, of it and its descendants) have run on a CPU, summed."""
+    waited: float
+    """Seconds they have waited to run, summed."""
+    tasks: tuple[tuple[str, float], ...] = ()
+    """Each task's seconds run, by `pid/tid`."""
+
+
+def busy_seconds(pid: int) -> Busy | None:
     """Seconds the program `pid` and its descendants have run, and waited to run, on a CPU (None: unknown here)."""
     ran_s, waited_s, seen, todo = 0.0, 0.0, set(), [pid]
+    tasks: list[tuple[str, float]] = []
     while todo:
         proc = todo.pop()
         if proc in seen:
             continue
         seen.add(proc)
         try:
-            tasks = list((PROC / str(proc) / "task").iterdir())
+            entries = list((PROC / str(proc) / "task").iterdir())
         except OSError:
             if proc == pid:
                 return None
             continue
-        for task in tasks:
+        for task in entries:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 ran, waited = task.joinpath("schedstat").read_text().split()[:2]
                 ran_s, waited_s = ran_s + int(ran) / 1e9, waited_s + int(waited) / 1e9
+                tasks.append((f"{proc}/{task.name}", int(ran) / 1e9))
             with contextlib.suppress(OSError, ValueError):
                 todo.extend(int(c) for c in task.joinpath("children").read_text().split())
-    return ran_s, waited_s
+    return Busy(ran_s, waited_s, tuple(tasks))
 
 
-def gap_wait(gap: float, before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
+def _longest_run(before: Busy, after: Busy) -> float:
+    """The most seconds one task ran between two readings: the work that cannot overlap the program's
+    sleep (its other threads, a runtime's garbage collector, run beside it); without task readings, all of it."""
+    if not after.tasks:
+        return after.ran - before.ran
+    earlier = dict(before.tasks)
+    return max((ran - earlier.get(task, 0.0) for task, ran in after.tasks), default=0.0)
+
+
+def gap_wait(gap: float, before: Busy | None, after: Busy | None) -> float | None:
     """The wait a gap between an answer and the next request holds (None: the program's own work),
     given the program's busy time read at both ends (`busy_seconds`; None: unknown, taken as none)."""
     if before is None or after is None:
         return gap if gap >= MIN_WAIT_S else None
-    ran, waited = after[0] - before[0], after[1] - before[1]
+    ran, waited = after.ran - before.ran, after.waited - before.waited
     worked = ran + min(waited, RUN_DELAY_PER_CPU * ran)
-    return gap - ran if gap - worked >= MIN_WAIT_S else None
+    return gap - _longest_run(before, after) if gap - worked >= MIN_WAIT_S else None
 
 
 def fit_waits(said: list[float], gaps: list[float]) -> list[float] | None:
@@ -146,7 +169,7 @@ class Loopback:
         transport: Any,
         provider_base_url: str,
         clock: Any,
-        busy: Callable[[], tuple[float, float] | None] | None = None,
+        busy: Callable[[], Busy | None] | None = None,
     ) -> None:
         parts = urlsplit(provider_base_url)
         self._origin = f"{parts.scheme}://{parts.netloc}"
@@ -155,7 +178,7 @@ class Loopback:
         self._lock = threading.Lock()
         self._last: float | None = None
         self._busy = busy or (lambda: None)
-        self._busy_last: tuple[float, float] | None = None
+        self._busy_last: Busy | None = None
         self.gaps: list[tuple[float, float | None]] = []
         """Each gap between an answer and the next request, with the wait it holds by the busy rule (or None)."""
         self.error: BaseException | None = None
@@ -269,6 +292,7 @@ __all__ = [
     "MIN_WAIT_S",
     "PROC",
     "RUN_DELAY_PER_CPU",
+    "Busy",
     "Loopback",
     "busy_seconds",
     "fit_waits",
