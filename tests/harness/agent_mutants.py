@@ -8,7 +8,9 @@ it earns the reference's verdicts); each flag plants one bug:
 - `abort_skips_tools`: the cancel is not handed to the tool runner (a running tool is never stopped);
 - `no_tool_timeout`: the tool timeout setting is not read (tools may run for an hour);
 - `concurrent`: the calls of one answer run together;
-- `ignores_depth`: a tool that starts a sub-agent is not counted as a level deeper.
+- `ignores_depth`: a tool that starts a sub-agent is not counted as a level deeper;
+- `no_client_defaults`: the tool runs with the arguments as the model sent them, schema defaults
+  the provider never saw left out.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ BUGS = (
     "no_tool_timeout",
     "concurrent",
     "ignores_depth",
+    "no_client_defaults",
 )
 
 
@@ -107,7 +110,7 @@ class AgentMutant(ReferenceRuntime):
                 concurrent=self.concurrent,
                 depth=int(settings.get("depth", 0)),
                 max_depth=int(settings.get("max_depth", 3)),
-                prepared=prepared,
+                prepared=None if self.no_client_defaults else prepared,
             )
         status = "aborted" if abort.is_set() else "done"
         return {"status": status, "messages": [dump(m) for m in (message, *results)]}

@@ -1,7 +1,7 @@
 """The `agent` rows (seed 000: a cancelled streamed turn, abort, tool timeout, sequential execution,
-spawn depth): each turns red under an agent with one realistic bug, and only its own row among the
-agent rows (an agent running calls together also starts a call after the user cancelled), while the
-reference stays green."""
+spawn depth, client-side defaults): each turns red under an agent with one realistic bug, and only
+its own row among the agent rows (an agent running calls together also starts a call after the user
+cancelled), while the reference stays green."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ MUTANTS: dict[str, set[str]] = {
     # calls run together: the second call of the abort row starts too, after the user cancelled
     "concurrent": {"agent_sequential_tools", "agent_abort_tool"},
     "ignores_depth": {"agent_spawn_depth"},
+    "no_client_defaults": {"agent_client_defaults"},
 }
 
 
@@ -50,6 +51,7 @@ def test_the_reference_passes_every_agent_row(runtime: Any, agent_rows: list[Sce
         "agent_tool_timeout",
         "agent_sequential_tools",
         "agent_spawn_depth",
+        "agent_client_defaults",
     }
     assert set(verdicts.values()) == {"pass"}, verdicts
 

@@ -89,12 +89,12 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
 
 
 def referenced_cassettes(root: Path) -> dict[Path, int]:
-    """Cassette → how many interactions its scenario plays (decode: 1; retry, context: all of them)."""
+    """Cassette → how many interactions its scenario plays (decode, agent: 1; retry, context: all of them)."""
     out: dict[Path, int] = {}
     from conformance.capabilities import provider_names
 
     for scenario in load_scenarios(root / "scenarios"):
-        if scenario.check not in ("decode", "retry", "context"):
+        if scenario.check not in ("decode", "retry", "context", "agent"):
             continue
         for provider in provider_names():
             entry = scenario.entry(provider)
@@ -102,7 +102,7 @@ def referenced_cassettes(root: Path) -> dict[Path, int]:
                 continue  # a provider that cannot have the feature plays no cassette
             path = scenario.cassette_path(provider, root)
             if path.is_file():
-                plays = 1 if scenario.check == "decode" else 10**6
+                plays = 1 if scenario.check in ("decode", "agent") else 10**6
                 out[path.resolve()] = plays
     return out
 
