@@ -12,7 +12,7 @@ import pytest
 from conformance.capabilities import get_profile, matrix_providers
 from conformance.compare import ScenarioResult
 from conformance.harness import HarnessContext, run_all
-from conformance.harness.checks.token_limit import token_limit_findings, without_token_limit
+from conformance.harness.checks.token_limit import token_limit_findings, window_findings, without_token_limit
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 from tests.harness import token_limit_mutants
@@ -71,3 +71,20 @@ def test_findings_name_the_field_and_the_fact() -> None:
     assert zero.path == "generationConfig.maxOutputTokens"
     body = {"contents": [], "generationConfig": {"maxOutputTokens": 8}}
     assert without_token_limit(body, gemini) == {"contents": []}
+
+
+def test_a_limit_must_fit_what_the_window_leaves_after_the_prompt() -> None:
+    openai, groq = get_profile("openai"), get_profile("groq")
+    # gpt-4: 8,192 tokens for prompt and output together; a prompt of at least 24 tokens
+    assert window_findings({"max_completion_tokens": 8_168}, openai, "gpt-4", 24) == []
+    assert window_findings({"max_completion_tokens": 4_084}, openai, "gpt-4", 24) == []
+    (large,) = window_findings({"max_completion_tokens": 8_192}, openai, "gpt-4", 24)
+    assert large.actual == 8_192 and large.expected == "4084..8168" and "8192-token window" in large.fact
+    (small,) = window_findings({"max_completion_tokens": 1_000}, openai, "gpt-4", 24)
+    assert small.actual == 1_000
+    (missing,) = window_findings({"model": "gpt-4"}, openai, "gpt-4", 24)
+    assert missing.path == "max_completion_tokens" and missing.actual is None
+    # Groq's field is max_tokens, and it reads max_completion_tokens alike: either name is the limit
+    assert window_findings({"max_completion_tokens": 131_000}, groq, "llama-3.1-8b-instant", 24) == []
+    (over,) = window_findings({"max_completion_tokens": 131_072}, groq, "llama-3.1-8b-instant", 24)
+    assert over.path == "max_completion_tokens"
