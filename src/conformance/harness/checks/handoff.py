@@ -48,9 +48,11 @@ def _continued(conv: Conversation, message: AssistantMessage) -> list[Message]:
     return [*conv.messages, message, *results, follow_up]
 
 
-def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, AssistantMessage]]:
+def _decoded(ctx: HarnessContext, undecoded: list[str]) -> Iterator[tuple[str, str, Conversation, AssistantMessage]]:
     """(source provider, label, conversation, message) for every message the runtime under test
-    decodes from a decode cassette (read once per run, by `_serialized`)."""
+    decodes from a decode cassette (read once per run, by `_serialized`). A response the runtime
+    cannot decode (it raises) hands nothing off; its label goes to `undecoded`, and the decode row
+    of that scenario is where the crash is judged."""
     for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
@@ -68,15 +70,19 @@ def _decoded(ctx: HarnessContext) -> Iterator[tuple[str, str, Conversation, Assi
             options = {k: v for k, v in asked.get("options", {}).items() if k not in SOURCE_ONLY_OPTIONS}
             conv = parse_conversation({**asked, "options": {**options, "drop_unsupported": True}})
             for it in load_cassette(path).interactions:
-                outcome = decode_response(
-                    ctx.runtime,
-                    source,
-                    it.response.status,
-                    it.response.flat_headers(),
-                    [it.response.body],
-                    it.request.stream_requested(),
-                    model=scenario_model(scenario, source),
-                )
+                try:
+                    outcome = decode_response(
+                        ctx.runtime,
+                        source,
+                        it.response.status,
+                        it.response.flat_headers(),
+                        [it.response.body],
+                        it.request.stream_requested(),
+                        model=scenario_model(scenario, source),
+                    )
+                except Exception:  # the runtime's crash: its decode row reports it
+                    undecoded.append(f"{source}:{scenario.id}")
+                    continue
                 data: Any = outcome.get("message") if isinstance(outcome, dict) else None
                 if data is None:
                     continue
@@ -93,7 +99,8 @@ def _serialized(ctx: HarnessContext) -> list[tuple[str, str, str]]:
     cached: list[tuple[str, str, str]] | None = ctx.memo.get("handoff_json")
     if cached is None:
         cached = []
-        for source, label, conv, message in _decoded(ctx):
+        undecoded: list[str] = ctx.memo.setdefault("handoff_undecoded", [])
+        for source, label, conv, message in _decoded(ctx, undecoded):
             continued = conv.model_copy(update={"messages": _continued(conv, message), "model": None})
             # `ensure_ascii` keeps text with unpaired surrogates (which orjson refuses) as escapes
             text = json.dumps(continued.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
@@ -126,6 +133,13 @@ def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
     transcripts = handoff_transcripts(ctx, provider)
     if not transcripts:
         return result(scenario, provider, "missing", "no other provider's cassettes to hand off from")
+    undecoded = [label for label in ctx.memo.get("handoff_undecoded", []) if not label.startswith(f"{provider}:")]
+    left_out = (
+        f"; {len(undecoded)} other responses the runtime could not decode are left out (their decode rows"
+        f" judge them: {', '.join(undecoded[:3])}{', …' if len(undecoded) > 3 else ''})"
+        if undecoded
+        else ""
+    )
     failures: list[str] = []
     for label, conv in transcripts:
         body = ctx.runtime.encode(conv, provider)
@@ -138,13 +152,14 @@ def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             provider,
             "fail",
             f"{len(failures)} of {len(transcripts)} handed-off transcripts break {provider}'s request rules: "
-            + " | ".join(failures[:5]),
+            + " | ".join(failures[:5])
+            + left_out,
             examples=len(transcripts),
         )
     return result(
         scenario,
         provider,
         "pass",
-        f"{len(transcripts)} transcripts from other providers prepared into valid {provider} requests",
+        f"{len(transcripts)} transcripts from other providers prepared into valid {provider} requests{left_out}",
         examples=len(transcripts),
     )
