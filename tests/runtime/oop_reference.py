@@ -2,7 +2,8 @@
 
 Run as `python oop_reference.py`; it must earn exactly the in-process reference's verdicts. Requests
 of `turn` and `context` go to the loopback base URL the harness hands over; waits are real.
-`FAULT` (environment) makes it misbehave for the protocol-fault tests: `crash-at-start`,
+`FAULT` (environment) makes it misbehave: `ignore-cancel` reads the `cancel` lines of `agent` and
+does nothing with them; for the protocol-fault tests, `crash-at-start`,
 `unknown-capability` and `slow-start` at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
 every third call (every `FAULT_EVERY`th); `exit-then-X` exits on the third call and then, from the next start on (a file
 at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to itself (no `waited` in a
@@ -169,7 +170,8 @@ def read(lines: queue.Queue[dict[str, Any] | None]) -> None:
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("method") == "cancel":
-            CANCELS.setdefault(msg["params"]["id"], CancelSignal()).set()
+            if FAULT != "ignore-cancel":
+                CANCELS.setdefault(msg["params"]["id"], CancelSignal()).set()
         else:
             lines.put(msg)
     lines.put(None)
@@ -208,7 +210,7 @@ def main() -> None:
             print(json.dumps({"id": ident, "result": handshake()}), flush=True)
             continue
         calls += 1
-        if FAULT and FAULT not in ("slow-start", "unknown-capability") and calls % EVERY == 0:
+        if FAULT and FAULT not in ("slow-start", "unknown-capability", "ignore-cancel") and calls % EVERY == 0:
             print(f"fault {FAULT} on call {calls}", file=sys.stderr, flush=True)
             if FAULT == "crash":
                 raise RuntimeError("boom mid-run")
