@@ -29,13 +29,16 @@ _RESULTS = pytest.StashKey["list[ScenarioResult]"]()
 _CONTEXT = pytest.StashKey[Any]()
 _ROOT = pytest.StashKey["Path | None"]()
 _LAYERS = pytest.StashKey["tuple[Path, ...]"]()
+_WORKERS = pytest.StashKey[str]()
+_FORKS = pytest.StashKey[int]()
 
 MARKER = "provider: a conformance check of one scenario against one provider, replayed from cassettes"
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 _REPORT_ATTR = "conformance_result"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _rewrite_only_this_module(pluginmanager)
     group = parser.getgroup("conformance", "conformance matrix (active with --conformance-root or the ini key)")
     group.addoption(
         "--conformance-root",
@@ -104,6 +107,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def _rewrite_only_this_module(pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest rewrites the asserts of every module in a plugin's distribution. This one's are the
+    harness (no test among them), and where compiled modules are not cached (PYTHONDONTWRITEBYTECODE,
+    a read-only site-packages) rewriting them cost about a second of CPU in every process, each
+    xdist worker included. This module, imported already, is the only one rewritten."""
+    _unmark_rewrite(pluginmanager, __name__.partition(".")[0])
+
+
+def _unmark_rewrite(pluginmanager: pytest.PytestPluginManager, name: str) -> bool:
+    """Stop pytest rewriting the asserts of package `name` (through its private hook: with another
+    pytest, nothing changes). True when it was marked."""
+    hook = getattr(pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if not isinstance(marked, set) or name not in marked:
+        return False
+    marked.discard(name)
+    cache = getattr(hook, "_marked_for_rewrite_cache", None)
+    if isinstance(cache, dict):
+        cache.clear()
+    return True
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RESULTS] = []
     _check_space_form(config)
@@ -111,6 +136,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.stash[_ROOT] is None:
         return
     config.addinivalue_line("markers", MARKER)
+    # hypothesis, a dependency of the checks, ships a pytest plugin, so pytest rewrites the whole
+    # package, and its plugin imports it at every session's end (workers included): where compiled
+    # modules are not cached that is about a second per process, for asserts no test of the project holds.
+    _unmark_rewrite(config.pluginmanager, "hypothesis")
     # Bad input is one usage error now, not one failure per item later.
     from conformance.capabilities import get_profile
     from conformance.exceptions import ConformanceError
@@ -120,7 +149,18 @@ def pytest_configure(config: pytest.Config) -> None:
             get_profile(name)
     except ConformanceError as exc:
         raise pytest.UsageError(f"--conformance-provider: {exc}") from None
+    if _xdist_controller(config) and not _runtime_given(config):
+        return  # the reference runtime, loaded by each worker: nothing here to check or to run
     _context(config)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    """This process hands the items to pytest-xdist workers and runs none itself."""
+    return getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+
+
+def _runtime_given(config: pytest.Config) -> bool:
+    return bool(config.getoption("--conformance-runtime") or config.getoption("--conformance-runtime-cmd"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -189,15 +229,9 @@ def _root(config: pytest.Config) -> Path | None:
 
     With several roots, or a root whose conformance.yaml layers it over the bundled data, the layers
     are kept on the stash and the top root's scenarios/ collects every layer's scenarios."""
-    given = config.getoption("--conformance-root")
-    if given:
-        roots = [Path(g).resolve() for g in given]
-    else:
-        ini = [str(line) for line in config.getini("conformance_root") if str(line).strip()]
-        if not ini:
-            return None
-        base = config.inipath.parent if config.inipath is not None else config.rootpath
-        roots = [(base / line).resolve() for line in ini]
+    roots = _given_roots(config)
+    if not roots:
+        return None
     for root in roots:
         if not root.is_dir():
             raise pytest.UsageError(f"conformance root {root} is not a directory")
@@ -218,6 +252,87 @@ def _root(config: pytest.Config) -> Path | None:
     if len(layers) > 1:
         config.stash[_LAYERS] = layers
     return roots[-1]
+
+
+def _given_roots(config: pytest.Config) -> list[Path]:
+    """The roots named by `--conformance-root` or the ini key, lowest first (none: the plugin is idle)."""
+    given = config.getoption("--conformance-root")
+    if given:
+        return [Path(g).resolve() for g in given]
+    ini = [str(line) for line in config.getini("conformance_root") if str(line).strip()]
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    return [(base / line).resolve() for line in ini]
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` over conformance checks alone (`-m provider`, replayed by an in-process runtime):
+    checks run ahead in forked processes, or as many xdist workers as the run repays
+    (`conformance.pytest_workers`); else xdist decides."""
+    import os
+
+    markexpr = str(config.getoption("markexpr", "") or "").strip()
+    if (
+        markexpr != "provider"
+        or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+        or config.getoption("--conformance-runtime-cmd")
+        or config.getoption("--conformance-record-mode") != "none"
+    ):
+        return None
+    roots = _given_roots(config)
+    if not roots or not all(root.is_dir() for root in roots):
+        return None
+    from conformance.capabilities import matrix_providers
+    from conformance.data import bundled_root
+    from conformance.exceptions import ConformanceError
+    from conformance.pytest_workers import can_fork, count_checks, cpus, decide
+    from conformance.scenarios import stack_roots
+
+    layered = len(roots) > 1 or (roots[0] / "conformance.yaml").is_file()
+    try:
+        layers = stack_roots(roots, bundled_root()) if layered else tuple(roots)
+    except ConformanceError:
+        return None  # said once, at configure time
+    targets = [(config.invocation_params.dir / str(arg).split("::")[0]).resolve() for arg in config.args]
+    providers = len(config.getoption("--conformance-provider") or ()) or len(matrix_providers())
+    checks = count_checks([layer / "scenarios" for layer in layers], targets, providers)
+    decision = decide(checks, cpus(), can_fork())
+    config.stash[_WORKERS] = decision.describe()
+    config.stash[_FORKS] = decision.forks
+    return decision.workers
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    return f"conformance: {config.stash[_WORKERS]}" if _WORKERS in config.stash else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    """With `-n auto` turned into forked processes, every selected check runs ahead, in parallel;
+    each item then reports its result as if it had just run it."""
+    forks = session.config.stash.get(_FORKS, 0)
+    if forks > 1 and not session.testsfailed and not session.config.option.collectonly:
+        _run_ahead(session, forks)
+    return (yield)
+
+
+def _run_ahead(session: pytest.Session, forks: int) -> None:
+    from conformance.exceptions import ConformanceError
+    from conformance.harness.parallel import can_fork, run_parallel
+    from conformance.harness.run import fewer_collections
+
+    items = [item for item in session.items if isinstance(item, ScenarioItem)]
+    ctx = _context(session.config)
+    if len(items) < 2 or getattr(ctx.runtime, "real_time", False) or not can_fork():
+        return
+    try:
+        with fewer_collections():
+            results = run_parallel([(item.scenario, item.provider) for item in items], ctx, min(forks, len(items)))
+    except ConformanceError:  # a worker died: each item runs its check itself, and shows what goes wrong
+        return
+    if len(results) == len(items):
+        for item, res in zip(items, results, strict=True):
+            item.ahead = res
 
 
 def _context(config: pytest.Config) -> Any:
@@ -302,6 +417,20 @@ class ScenarioFile(pytest.File):
             yield item
 
 
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In an xdist worker, the rows whose check reads every provider's cassettes come first. Every
+    worker orders them alike, and xdist hands its first worker the first batch of items, so one
+    worker decodes the whole corpus (and draws the generated examples) instead of each of them."""
+    if not hasattr(config, "workerinput") or config.stash.get(_ROOT, None) is None:
+        return
+    from conformance.harness.checks import WHOLE_CORPUS_CHECKS
+
+    first = [i for i in items if isinstance(i, ScenarioItem) and i.scenario.check in WHOLE_CORPUS_CHECKS]
+    if first:
+        moved = {id(i) for i in first}
+        items[:] = first + [i for i in items if id(i) not in moved]
+
+
 class ScenarioFailed(Exception):
     def __init__(self, result: ScenarioResult) -> None:
         super().__init__(result.reason)
@@ -319,6 +448,8 @@ class ScenarioItem(pytest.Item):
         self.scenario = scenario
         self.provider = provider
         self.result: ScenarioResult | None = None
+        self.ahead: ScenarioResult | None = None
+        """The result of the check run ahead in a forked process (`-n auto`), when it was."""
 
     def runtest(self) -> None:
         from conformance.harness import run_check
@@ -326,7 +457,7 @@ class ScenarioItem(pytest.Item):
         mode = self.config.getoption("--conformance-record-mode")
         if mode != "none" and self.scenario.check == "decode":
             self._record(mode)
-        res = run_check(self.scenario, self.provider, _context(self.config))
+        res = self.ahead if self.ahead is not None else run_check(self.scenario, self.provider, _context(self.config))
         self.result = res
         self.user_properties.append(("verdict", res.verdict))
         if res.verdict in ("unsupported", "not_offered", "missing", "skipped"):
@@ -410,9 +541,15 @@ def render_failure(res: ScenarioResult) -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """The item's result rides on its report (plain JSON), so xdist carries it to the controller."""
+    """With `--conformance-html`, the item's result rides on its report (plain JSON), so xdist carries
+    it to the controller; without it, nothing reads the results and none is sent."""
     report = yield
-    if call.when == "call" and isinstance(item, ScenarioItem) and item.result is not None:
+    if (
+        call.when == "call"
+        and isinstance(item, ScenarioItem)
+        and item.result is not None
+        and item.config.getoption("--conformance-html")
+    ):
         setattr(report, _REPORT_ATTR, item.result.model_dump(mode="json"))
     return report
 

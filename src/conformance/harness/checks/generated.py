@@ -22,11 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
-
-from hypothesis import HealthCheck, Phase, find, given, settings
-from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+from typing import TYPE_CHECKING, Any
 
 from conformance.capabilities import get_profile
 from conformance.codecs import codec_for
@@ -39,9 +35,15 @@ from conformance.replay.cassette import load_cassette
 from conformance.runtime.protocol import decode_response
 from conformance.scenarios import Scenario
 
+if TYPE_CHECKING:  # hypothesis is imported by the rows that draw examples, not by every process that loads the checks
+    from hypothesis import settings
+    from hypothesis import strategies as st
+
 
 def _settings(n: int, *, generate_only: bool = False) -> settings:
     """The fixed budget: n examples, a fixed seed, no example database, no deadline."""
+    from hypothesis import HealthCheck, Phase, settings
+
     phases = [Phase.generate] if generate_only else list(Phase)
     return settings(
         max_examples=n,
@@ -54,6 +56,8 @@ def _settings(n: int, *, generate_only: bool = False) -> settings:
 
 
 def _strategy(name: str) -> st.SearchStrategy[Any]:
+    from hypothesis import strategies as st
+
     from conformance import strategies
 
     if name == "repair":
@@ -65,6 +69,8 @@ def _strategy(name: str) -> st.SearchStrategy[Any]:
 @functools.cache
 def drawn_examples(name: str, n: int) -> tuple[Any, ...]:
     """`n` examples of the property's strategy, drawn once per process with a fixed seed."""
+    from hypothesis import given
+
     out: list[Any] = []
 
     @_settings(n, generate_only=True)
@@ -167,6 +173,9 @@ def _shrunk(name: str, prop: Property, n: int) -> tuple[str | None, str]:
 
     Hypothesis only ever moves to a failing example smaller than the last, so the last failure seen
     is the smallest so far: when the budget is spent, the search stops there."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
     smallest: list[str] = []
     calls = 0
 
