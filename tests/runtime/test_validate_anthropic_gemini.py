@@ -81,10 +81,22 @@ def test_consecutive_same_role_messages_are_one_turn_as_anthropic_reads_them() -
     assert validate(body, get_profile("anthropic")) == []
 
 
-def test_final_assistant_tool_use_may_be_pending() -> None:
+def test_a_request_ending_with_an_unanswered_tool_use_is_rejected() -> None:
+    """Anthropic answers a final assistant message holding a tool_use with the same 400 as a
+    tool_use answered nowhere; a transcript waiting for its tools may end so."""
     body = anthropic_body()
     del body["messages"][2:]
-    assert validate(body, get_profile("anthropic")) == []
+    assert {v.rule for v in validate(body, get_profile("anthropic"))} == {"pending_call"}
+    assert validate(body, get_profile("anthropic"), awaiting_tools=True) == []
+
+
+def test_a_request_ending_with_a_function_call_turn_is_rejected() -> None:
+    body = gemini_body()
+    del body["contents"][2:]
+    assert {v.rule for v in validate(body, get_profile("gemini"))} == {"pending_call"}
+    assert validate(body, get_profile("gemini"), awaiting_tools=True) == []
+    body["contents"].append({"role": "user", "parts": [{"text": "never mind"}]})
+    assert "pending_call" not in {v.rule for v in validate(body, get_profile("gemini"))}
 
 
 @pytest.mark.parametrize("case", sorted(ANTHROPIC_CASES))

@@ -72,9 +72,18 @@ def test_openai_rule(case: str) -> None:
     assert rule in {v.rule for v in validate(body, get_profile("openai"))}
 
 
-def test_pending_calls_at_the_end_are_valid() -> None:
+def test_calls_left_unanswered_at_the_end_of_a_request_are_rejected() -> None:
+    """OpenAI answers an assistant message with tool_calls and no tool messages after it with a 400
+    ("An assistant message with 'tool_calls' must be followed by tool messages responding to each
+    'tool_call_id'"), last in the request or not; a transcript waiting for its tools may end so."""
     body = openai_body()
     del body["messages"][3:]
+    assert {v.rule for v in validate(body, get_profile("openai"))} == {"pending_call"}
+    assert validate(body, get_profile("openai"), awaiting_tools=True) == []
+    del body["messages"][2]["tool_calls"][1]
+    body["messages"].append(
+        {"role": "tool", "tool_call_id": body["messages"][2]["tool_calls"][0]["id"], "content": "18C"}
+    )
     assert validate(body, get_profile("openai")) == []
 
 

@@ -21,6 +21,16 @@ class Violation:
     message: str
 
 
+PENDING_CALL = "pending_call"
+"""The rule a request breaks when the last assistant turn holds calls without results and nothing
+follows them: every provider with call/result pairing rejects it (Anthropic: "`tool_use` ids were
+found without `tool_result` blocks immediately after"; OpenAI: "An assistant message with
+'tool_calls' must be followed by tool messages responding to each 'tool_call_id'"; Gemini: a
+function call turn must be followed by a function response turn; OpenAI Responses: "No tool output
+found for function call"). A transcript may end so while its tools run (a turn loop's state, not a
+request): checks of transcripts leave this rule out (`validate(..., awaiting_tools=True)`)."""
+
+
 Validator = Callable[[dict[str, Any], "ProviderProfile"], list[Violation]]
 """A dialect's request rules: the wire body → its violations."""
 

@@ -1,6 +1,7 @@
 """What the reference runtime does to a conversation before a codec encodes it.
 
-features and options the model lacks refused (`context.compat`) → repair (transcript rules for the target) →
+features and options the model lacks refused (`context.compat`) → repair (transcript rules for the target, calls
+left without a result at the end answered as the request is made) →
 system prompt folded for models without a system role → tool schemas sanitized for the profile → max tokens
 clamped to what the model and its context window allow → options the model rejects removed, where the
 request opted into it (`Options.drop_unsupported`).
@@ -40,13 +41,22 @@ class Prepared:
 
 
 def prepare(
-    conv: Conversation, profile: ProviderProfile, *, options: RepairOptions | None = None, fail_early: bool = False
+    conv: Conversation,
+    profile: ProviderProfile,
+    *,
+    options: RepairOptions | None = None,
+    fail_early: bool = False,
+    answer_pending: bool = True,
 ) -> Prepared:
-    """`fail_early`: raise `ContextBudgetError` when the input leaves no room for output."""
+    """`fail_early`: raise `ContextBudgetError` when the input leaves no room for output.
+    `answer_pending`: calls of the last assistant turn still without a result get the synthesized
+    error result (a request that ends before a call's result is rejected by every provider that
+    pairs them; `RepairOptions.answer_pending`)."""
     model = conv.model or profile.default_model
     check_features(conv, profile)  # runtime.context.compat: explicit asks the model cannot honour
     # the rules never modify their input (tests/runtime/test_properties.py), so no defensive copy
-    repaired = repair(conv.messages, profile, model=model, options=options or RepairOptions(), copy_input=False)
+    sending = dataclasses.replace(options or RepairOptions(), answer_pending=answer_pending)
+    repaired = repair(conv.messages, profile, model=model, options=sending, copy_input=False)
     warnings = list(repaired.warnings)
     folded, n_system = fold_system(repaired.messages, profile, model)
     if n_system:

@@ -20,6 +20,7 @@ chunk_size: 3                   # replay stream bodies in 3-byte chunks
 applies_to: [openai]            # only these providers (default: all); others are not listed
 judge_token_limit: true         # encode: judge the token limit sent when the conversation sets none
 token_limit_room: 20            # encode: the limit must fit the window left after a prompt of >= 20 tokens
+request_rules: true             # encode: judged by the provider's request rules, `expected: {keeps: [...]}`
 ```
 """
 
@@ -97,6 +98,10 @@ class ScenarioFile(BaseModel):
     limit sent is judged, not compared (a runtime estimates the prompt its own way): a positive
     integer, at most the model's output limit and its window minus this many tokens, and at least
     half of that (`harness.checks.token_limit.window_findings`)."""
+    request_rules: bool = False
+    """Encode rows about what a provider rejects: the request is judged by the provider's request
+    validator and must hold each string of `expected.keeps`, instead of being compared with an
+    expected body (`harness.checks.request_rules`)."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
 

@@ -186,3 +186,15 @@ def test_validator_names_the_documented_rules() -> None:
             "min_max_tokens",
         ]
     )
+
+
+def test_a_call_left_unanswered_at_the_end_of_the_input_is_rejected() -> None:
+    """ "No tool output found for function call": a function_call needs its output in the same
+    input, last item or not; a transcript waiting for its tools may end so."""
+    profile = get_profile("openai_responses")
+    call = {"type": "function_call", "call_id": "call_y", "name": "f", "arguments": "{}"}
+    body = {"model": "gpt-5-mini", "input": [{"role": "user", "content": "x"}, call]}
+    assert [(v.path, v.rule) for v in validate(body, profile)] == [("input[1]", "pending_call")]
+    assert validate(body, profile, awaiting_tools=True) == []
+    body["input"].append({"type": "function_call_output", "call_id": "call_y", "output": "z"})
+    assert validate(body, profile) == []

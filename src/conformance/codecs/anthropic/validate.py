@@ -8,8 +8,9 @@
   combined turns, so a `tool_result` must still come first in the turn after its `tool_use`;
 - ``tool_use`` ids match ``^[a-zA-Z0-9_-]+$`` (and ``profile.tool_id_pattern``);
 - every ``tool_use`` is answered by a ``tool_result`` in the immediately following user message,
-  and ``tool_result`` blocks come first in that message (a final assistant message may still be
-  waiting for its results); a ``tool_result`` answers a ``tool_use`` of the message before it;
+  and ``tool_result`` blocks come first in that message (a final assistant message holding a
+  ``tool_use`` breaks ``pending_call``: the API answers it with the same 400); a ``tool_result``
+  answers a ``tool_use`` of the message before it;
 - no empty text blocks; ``tool_use.input`` is an object; thinking blocks carry a signature.
 """
 
@@ -19,7 +20,7 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.validation import Violation, items, obj, require_model_and_list
+from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, require_model_and_list
 
 TOOL_USE_ID = r"[a-zA-Z0-9_-]+"
 
@@ -63,6 +64,10 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
             for call_id, path in expected.items():
                 out.append(Violation(path, "tool_use_unanswered", f"tool_use {call_id!r} has no tool_result after it"))
             expected = {str(b.get("id")): path for path, b in blocks if b.get("type") == "tool_use"}
+    for call_id, path in expected.items():
+        out.append(
+            Violation(path, PENDING_CALL, f"tool_use {call_id!r} has no tool_result: the request ends before it")
+        )
     return out
 
 

@@ -4,7 +4,8 @@
 - contents start with a user turn and alternate strictly;
 - a function-call turn comes right after a user turn or a function-response turn;
 - a function-response turn comes right after a function-call turn, with as many
-  ``functionResponse`` parts as that turn has ``functionCall`` parts;
+  ``functionResponse`` parts as that turn has ``functionCall`` parts, and a function-call turn is
+  followed by one (a request ending with a function-call turn breaks ``pending_call``);
 - ``functionResponse.response`` is an object;
 - function-declaration ``parameters`` hold none of the keywords the profile strips, no ``const``,
   ``$ref`` or ``$defs``, no type arrays, only string enum values, and only the string formats the
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.validation import Violation, items, obj, schema_nodes
+from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, schema_nodes
 
 ROLES = ("user", "model")
 _ALWAYS_REJECTED = ("const", "$ref", "$defs", "definitions")
@@ -76,11 +77,21 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
                 path = f"{where}.parts[{j}].functionResponse.response"
                 out.append(Violation(path, "response_object", "functionResponse.response must be an object"))
         prev = content
+    out += _pending(contents)
     for t, tool in enumerate(items(body.get("tools"))):
         for d, decl in enumerate(items(obj(tool).get("functionDeclarations"))):
             params = obj(decl).get("parameters")
             out += _check_schema(params, f"tools[{t}].functionDeclarations[{d}].parameters", profile)
     return out
+
+
+def _pending(contents: list[dict[str, Any]]) -> list[Violation]:
+    """A request ending with a function call turn: no function response turn follows it."""
+    last = contents[-1] if contents else {}
+    if last.get("role", "user") != "model" or not _count([obj(p) for p in items(last.get("parts"))], "functionCall"):
+        return []
+    where = f"contents[{len(contents) - 1}]"
+    return [Violation(where, PENDING_CALL, "a function call turn must be followed by a function response turn")]
 
 
 def _check_schema(schema: Any, where: str, profile: ProviderProfile) -> list[Violation]:

@@ -4,7 +4,8 @@
 - roles: developer, system, user, assistant, tool (and the deprecated function);
 - an assistant message has ``content`` or ``tool_calls``;
 - each assistant ``tool_calls`` entry is answered by a ``tool`` message with the same
-  ``tool_call_id`` before any other message (calls in the last message may still be pending);
+  ``tool_call_id`` before any other message, and before the end of the request (calls left
+  unanswered at the end: ``pending_call``);
 - a ``tool`` message answers a call of the assistant message right before its run of tool messages;
 - tool-call ids fully match ``profile.tool_id_pattern`` when the profile has one (Mistral: 9 alnum);
 - ``function.arguments`` is a string (JSON text).
@@ -16,7 +17,7 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
-from conformance.codecs.validation import Violation, items, obj, require_model_and_list
+from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, require_model_and_list
 
 ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
 
@@ -65,4 +66,9 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
                     Violation(f"{call_where}.function.arguments", "arguments_string", "arguments must be a string")
                 )
             pending[call_id] = call_where
+    for call_id, path in pending.items():
+        if call_id not in answered:
+            out.append(
+                Violation(path, PENDING_CALL, f"tool call {call_id!r} has no tool message: the request ends before it")
+            )
     return out

@@ -3,8 +3,9 @@
 - ``model`` and ``input`` are required;
 - message items have a known role (user, system, developer, assistant);
 - a ``function_call`` has a ``call_id`` and string ``arguments``, and is answered by a
-  ``function_call_output`` with the same ``call_id`` before the next message (calls at the very end
-  may still be pending); a ``function_call_output`` answers an earlier call — unless
+  ``function_call_output`` with the same ``call_id`` before the next message and before the end of
+  the input (a call left unanswered at the end breaks ``pending_call``: "No tool output found for
+  function call"); a ``function_call_output`` answers an earlier call — unless
   ``previous_response_id`` is set, where the call may be in the stored response;
 - a ``reasoning`` item is followed by the item it led to (a function call, a built-in tool item
   or an assistant message): "Item 'rs_…' of type 'reasoning' was provided without its required following item";
@@ -20,7 +21,7 @@ from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS
-from conformance.codecs.validation import Violation, items, obj
+from conformance.codecs.validation import PENDING_CALL, Violation, items, obj
 
 ROLES = frozenset({"user", "system", "developer", "assistant"})
 _FOLLOWERS = frozenset({"function_call", "custom_tool_call", "message", "reasoning"}) | BUILTIN_TOOL_ITEMS
@@ -54,6 +55,8 @@ def _calls(input_items: list[Any], previous: bool) -> list[Violation]:
                     Violation(path, "call_unanswered", f"function call {call_id!r} has no output before {where}")
                 )
             calls = {}
+    for call_id, path in calls.items():
+        out.append(Violation(path, PENDING_CALL, f"function call {call_id!r} has no output: the input ends before it"))
     return out
 
 

@@ -11,7 +11,8 @@ When the conversation asks for no token limit, the limit a runtime chooses is ju
 rows that say so (`judge_token_limit`, `harness.checks.token_limit`), and left out of every other
 row's comparison. Rows whose conversation asks for more than the context window leaves
 (`token_limit_room`) judge the limit sent against what the window leaves, with a tolerance, and
-compare the rest of the body."""
+compare the rest of the body. Rows about what a provider rejects (`request_rules`) are judged by
+its request rules instead of an expected body (`harness.checks.request_rules`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import codec_for
 from conformance.codecs.request_form import RequestFinding, failing, render_findings, request_findings
 from conformance.compare import ScenarioResult, is_ignored
+from conformance.harness.checks.request_rules import check_request_rules
 from conformance.harness.checks.token_limit import token_limit_findings, window_findings, without_token_limit
 from conformance.harness.context import HarnessContext, finding_entry, judge, requires, result
 from conformance.scenarios import Scenario
@@ -36,6 +38,8 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         return result(scenario, provider, "missing", "no expected wire request for this provider")
     conversation = scenario.conversation(provider)
     actual = ctx.runtime.encode(conversation, provider)
+    if scenario.spec.request_rules:
+        return check_request_rules(scenario, provider, expected, actual)
     profile = get_profile(provider)
     room = scenario.spec.token_limit_room
     if room is not None or (conversation.get("options") or {}).get("max_tokens") is None:

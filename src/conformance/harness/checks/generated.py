@@ -97,7 +97,7 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
         out = ctx.runtime.repair(raw, provider, None)
         repaired = MESSAGES_ADAPTER.validate_python(out["messages"])
         body = codec_for(profile).encode(Conversation(messages=repaired), profile).body
-        problems = validate(body, profile)
+        problems = validate(body, profile, awaiting_tools=True)  # a transcript may end awaiting its tools
         again = ctx.runtime.repair(out["messages"], provider, None)
         if not problems and again["messages"] == out["messages"]:
             return None

@@ -42,6 +42,10 @@ class RepairOptions:
     """Thinking that may not be sent back: ``drop`` it, or turn it into plain ``text``."""
     gemini_proxy: bool = False
     """Flatten the transcript to text turns for proxies that only pass text (see `repair.proxy`)."""
+    answer_pending: bool = False
+    """The transcript is about to be sent as a request: calls in the last assistant turn that have
+    no result get the synthesized error result too (kept pending otherwise: a transcript may end
+    while its tools run, a request may not). Set by `runtime.prepare`."""
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,9 @@ def synthesize_missing_results(messages: list[Message], ctx: RepairContext) -> t
     """Give a call that has no result before the next user or assistant turn an error result.
 
     The result goes right after the calling assistant message, after the results it already has.
-    Calls in the last assistant turn with nothing after their results are pending, not missing.
+    Calls in the last assistant turn with nothing after their results are pending, not missing,
+    unless the transcript is about to be sent (`answer_pending`): every provider that pairs calls
+    with results rejects a request that ends before a call's result.
     """
     out: list[Message] = []
     actions: list[Action] = []
@@ -141,15 +143,16 @@ def synthesize_missing_results(messages: list[Message], ctx: RepairContext) -> t
             answered.add(result.tool_call_id)
             out.append(result)
             i += 1
-        if i >= len(messages):
+        if i >= len(messages) and not ctx.options.answer_pending:
             break
+        why = "the request ends before it" if i >= len(messages) else "the conversation moved on"
         for call in tool_calls(message):
             if call.id not in answered:
                 actions.append(
                     Action(
                         "synthesize_missing_result",
                         caller,
-                        f"no result for call {call.id!r}; error result added",
+                        f"no result for call {call.id!r} ({why}); error result added",
                     )
                 )
                 out.append(
