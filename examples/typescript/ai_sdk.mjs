@@ -212,7 +212,9 @@ const declaration = {
 await serve(declaration, {
   async encode({ conversation, provider }) {
     const seen = [];
-    await run(provider, conversation, { fetch: capturingFetch(seen) });
+    const out = await run(provider, conversation, { fetch: capturingFetch(seen) });
+    // the library refused before sending anything: say what it said
+    if (!seen.length && out?.error) throw new Error(`the library sent no request: ${out.error.message}`);
     return capturedBody(seen);
   },
   async decode({ provider, model, status, headers, chunks, stream }) {
