@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("strategies",),
     ("harness",),
     ("emulator",),
-    ("commands", "pytest_plugin", "cli"),
+    ("commands", "pytest_plugin", "pytest_workers", "cli"),
 )
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 
