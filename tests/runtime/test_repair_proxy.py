@@ -41,3 +41,12 @@ def test_proxy_mode_marks_error_results() -> None:
 def test_proxy_mode_off_by_default() -> None:
     messages = [user("q"), assistant(call("c1")), result("c1"), user("n")]
     assert [m.role for m in run(messages, "gemini").messages] == ["user", "assistant", "tool_result", "user"]
+
+
+def test_proxy_mode_merges_assistant_turns_into_one_text_and_is_stable() -> None:
+    messages = [user("q"), assistant(thinking(), "first"), assistant(thinking(), "second"), user("n")]
+    once = run(messages, "anthropic", options=PROXY)
+    merged = once.messages[1]
+    assert isinstance(merged, AssistantMessage)
+    assert merged.content == [TextBlock(text="first\n\nsecond")]  # one plain text, as a proxy takes it
+    assert run(once.messages, "anthropic", options=PROXY).messages == once.messages  # repairing again changes nothing

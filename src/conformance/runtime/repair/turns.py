@@ -44,8 +44,14 @@ def _text_only(message: Message) -> bool:
     return all(isinstance(b, TextBlock) for b in message.content)
 
 
-def _merge(first: Message, second: Message) -> Message:
-    update: dict[str, object] = {"content": [*first.content, *second.content]}
+def _merge(first: Message, second: Message, *, one_text: bool = False) -> Message:
+    """`second` appended to `first`; `one_text`: their texts joined into one block by a blank line
+    (Gemini-proxy mode, where an assistant turn is one plain text)."""
+    content = [*first.content, *second.content]
+    if one_text:
+        texts = [b.text for b in content if isinstance(b, TextBlock) and b.text]
+        content = [TextBlock(text="\n\n".join(texts))]
+    update: dict[str, object] = {"content": content}
     if isinstance(first, AssistantMessage) and isinstance(second, AssistantMessage):
         update["stop_reason"] = second.stop_reason
         update["raw_stop_reason"] = second.raw_stop_reason
@@ -66,7 +72,8 @@ def alternate_roles(messages: list[Message], ctx: RepairContext) -> tuple[list[M
         same = prev is not None and not isinstance(message, ToolResultMessage) and type(prev) is type(message)
         if prev is not None and last is not None and same:
             if _text_only(prev) and _text_only(message):
-                out[last] = _merge(prev, message)
+                one_text = ctx.options.gemini_proxy and isinstance(message, AssistantMessage)
+                out[last] = _merge(prev, message, one_text=one_text)
                 actions.append(Action("merge_same_role", i, f"text-only {message.role} message merged into previous"))
                 continue
             bridge: Message = (
