@@ -19,7 +19,8 @@ from rich.text import Text
 
 from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
-from conformance.data import bundled_root, default_root
+from conformance.commands.roots import add_root_option, resolve_roots
+from conformance.data import bundled_root
 from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json_mended
 from conformance.runtime.loading import load_runtime
@@ -54,11 +55,9 @@ def _providers(arg: list[str] | None) -> list[str]:
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.harness import HarnessContext
-    from conformance.scenarios import stack_roots
 
-    roots = [default_root(given) for given in args.root] if args.root else [default_root(None)]
-    layers = stack_roots(roots, bundled_root())
-    root = roots[-1]
+    roots = resolve_roots(args.root)
+    root = roots.top
     scenario_dir = root / "scenarios"
     runtime, runtime_name = load_runtime(
         args.runtime,
@@ -66,9 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         timeout=args.runtime_timeout,
         start_timeout=args.runtime_start_timeout,
     )
-    ctx = HarnessContext(
-        root=root, runtime=runtime, runtime_name=runtime_name, layers=layers if len(layers) > 1 else ()
-    )
+    ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name, layers=roots.layers)
     try:
         return _run(args, root, scenario_dir, ctx)
     finally:
@@ -226,9 +223,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def cmd_sync_requests(args: argparse.Namespace) -> int:
     from conformance.harness.sync import sync_requests
 
-    root = Path(args.root).resolve()
+    roots = resolve_roots(args.root)
+    root = roots.writable() if args.yes else roots.top
     changed = sync_requests(
-        root, providers=_providers(args.provider), only=args.scenario, write=args.yes, out=sys.stdout
+        root,
+        providers=_providers(args.provider),
+        only=args.scenario,
+        write=args.yes,
+        out=sys.stdout,
+        layers=roots.layers,
     )
     if changed and not args.yes:
         print(f"{changed} cassette request(s) would change; run again with --yes to write them")
@@ -260,14 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="replay every scenario × provider and print the compatibility matrix")
     p.add_argument("--provider", action="append", help=f"only this provider (repeatable; known: {known})")
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
-    p.add_argument(
-        "--root",
-        action="append",
-        default=None,
-        help="project root holding scenarios/ and cassettes/ (default: . with a scenarios/, else the bundled ones); "
-        "repeatable, each layered over the ones before it (and over the bundled data when its conformance.yaml "
-        "says bundled: true)",
-    )
+    add_root_option(p)
     p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
     _runtime_cmd_options(p)
@@ -311,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sync-requests", help="rebuild cassette request bodies from the runtime's encoder")
     p.add_argument("--provider", action="append", help="only this provider (repeatable)")
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
-    p.add_argument("--root", default=".", help="project root (default: .)")
+    add_root_option(p, writes="synced cassettes (a lower layer's are left as they are)")
     p.add_argument("--yes", action="store_true", help="write the changes (without it, only show them)")
 
     for module_name in COMMAND_MODULES:

@@ -506,7 +506,7 @@ class ScenarioItem(pytest.Item):
             line = redact_line(scrub_exact(f"{type(exc).__name__}: {one_line(exc)}", secrets))
             raise RecordFailed(f"recording {self.scenario.id}[{self.provider}] failed: {line}") from None
         if self.config.getoption("--conformance-accept") and self.scenario.id in report.recorded:
-            accept(self.scenario, self.provider, self.scenario.cassette_path(self.provider, root))
+            accept(self.scenario, self.provider, root / self.scenario.cassette_rel(self.provider), root)
         for sid, change in report.drift.items():
             self.user_properties.append(("drift", f"{sid}: {change}"))
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.commands.roots import add_root_option, resolve_roots
 from conformance.compare import DiffEntry
 from conformance.fileio import read_json, read_regular
 
@@ -29,7 +30,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("scenario", metavar="SCENARIO_ID")
     p.add_argument("--provider", required=True)
     p.add_argument("--actual", required=True, metavar="ACTUAL.json", help="the runtime's output (normalized form)")
-    p.add_argument("--root", default=".", help="project root holding scenarios/ (default: .)")
+    add_root_option(p)
     p.add_argument(
         "--request-log",
         metavar="LOG.jsonl",
@@ -88,11 +89,12 @@ def run(args: argparse.Namespace) -> int:
     from conformance.exceptions import InputError
     from conformance.harness.checks.common import canonical_outcome, expected_outcome
     from conformance.harness.checks.transcript import REPAIR_IGNORE
-    from conformance.scenarios import load_scenarios
+    from conformance.scenarios import load_layered
 
     get_profile(args.provider)
-    root = Path(args.root)
-    (scenario,) = load_scenarios(root / "scenarios", only=[args.scenario])
+    roots = resolve_roots(args.root)
+    (scenario,) = load_layered(roots.layers or (roots.top,), only=[args.scenario])
+    args.root = roots.top
     actual = read_json(Path(args.actual))
     entry = scenario.entry(args.provider)
     if entry is not None and entry.unsupported:
@@ -190,7 +192,7 @@ def _judge_turn(scenario: Any, args: argparse.Namespace, actual: Any) -> int:
 
     if not args.request_log:
         raise InputError("a retry scenario is judged from the emulator's request log", where="--request-log")
-    cassette = scenario.cassette_path(args.provider, Path(args.root))
+    cassette = scenario.cassette_path(args.provider, args.root)  # the top root; the scenario knows its layers
     recorded = load_cassette(cassette)
     name = cassette.name
     log = [e for e in read_request_log(Path(args.request_log)) if str(e.get("cassette") or name).endswith(name)]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
+
+from conformance.commands.roots import add_root_option, resolve_roots
 
 
 def add_parser(sub: Any) -> None:
@@ -28,7 +29,7 @@ def add_parser(sub: Any) -> None:
         "--runtime",
         help="runtime judging which cells fail for --record-failing, as package.module:factory (default: reference)",
     )
-    p.add_argument("--root", default=".", help="project root (default: .)")
+    add_root_option(p, writes="cassettes and accepted outcomes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.set_defaults(func=run)
 
@@ -40,13 +41,15 @@ def run(args: argparse.Namespace) -> int:
     from conformance.report.progress import progress, wanted
     from conformance.runtime.loading import load_runtime
 
+    roots = resolve_roots(args.root)
+    root = roots.writable()
     runtime, runtime_name = load_runtime(args.runtime) if args.runtime else (None, None)
     console = Console(stderr=True)
     enabled = wanted(console, disabled=args.no_progress)
-    total = len(recordable(Path(args.root), args.provider, args.scenario)) if enabled else 0
+    total = len(recordable(root, args.provider, args.scenario, roots.layers)) if enabled else 0
     with progress(console, total, f"recording {args.provider}", enabled=enabled) as bar:
         report = record(
-            Path(args.root),
+            root,
             args.provider,
             mode=args.record_mode,
             scenario_ids=args.scenario,
@@ -58,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
             require_keys=args.require_keys,
             runtime=runtime,
             runtime_name=runtime_name,
+            layers=roots.layers,
         )
     for message in report.skipped:
         print(f"skipped: {message}")

@@ -16,7 +16,7 @@ from pathlib import Path
 from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
-from conformance.scenarios import load_scenarios
+from conformance.scenarios import load_layered
 from conformance.secrets import find_key, is_secret_header_value, unescape_ascii
 
 
@@ -88,12 +88,13 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
     return findings
 
 
-def referenced_cassettes(root: Path) -> dict[Path, int]:
-    """Cassette → how many interactions its scenario plays (decode, agent: 1; retry, context: all of them)."""
+def referenced_cassettes(root: Path, layers: tuple[Path, ...] = ()) -> dict[Path, int]:
+    """Cassette → how many interactions its scenario plays (decode, agent: 1; retry, context: all of
+    them); with `layers` (bottom first, `root` on top), every layer's scenarios, cassettes looked up top down."""
     out: dict[Path, int] = {}
     from conformance.capabilities import provider_names
 
-    for scenario in load_scenarios(root / "scenarios"):
+    for scenario in load_layered(layers or (root,)):
         if scenario.check not in ("decode", "retry", "context", "agent"):
             continue
         for provider in provider_names():
@@ -107,11 +108,11 @@ def referenced_cassettes(root: Path) -> dict[Path, int]:
     return out
 
 
-def lint(paths: list[Path], root: Path | None) -> list[Finding]:
+def lint(paths: list[Path], root: Path | None, layers: tuple[Path, ...] = ()) -> list[Finding]:
     referenced: dict[Path, int] | None = None
     if root is not None and (root / "scenarios").is_dir():
         try:
-            referenced = referenced_cassettes(root)
+            referenced = referenced_cassettes(root, layers)
         except ConformanceError:
             referenced = None
     files: list[Path] = []

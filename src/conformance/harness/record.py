@@ -51,7 +51,8 @@ from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
 from conformance.runtime import logsafe
 from conformance.runtime.auth import apply_auth, resolve_key
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.scenarios import Scenario, load_scenarios
+from conformance.scenarios import Scenario, load_layered
+from conformance.scenarios.layers import own_copy
 from conformance.scenarios.loader import deep_merge, minimal_override, override_providers
 from conformance.secrets import Secret, contains_secret, find_key, redact_line, unescape_ascii
 
@@ -122,7 +123,8 @@ def record_scenario(
     report: RecordReport,
 ) -> None:
 
-    path = scenario.cassette_path(profile.name, root)
+    path = scenario.cassette_path(profile.name, root)  # the one in use, in whichever layer has it
+    target = root / scenario.cassette_rel(profile.name)  # a recording goes into the top root only
     conv = parse_conversation(scenario.conversation(profile.name), where=f"{scenario.path}: input")
     wire = ReferenceRuntime().wire_request(conv, profile)
     body = orjson.dumps(wire.body)
@@ -148,7 +150,7 @@ def record_scenario(
         response_headers.setdefault(name, []).append(value)
     model = orjson.loads(body).get("model") or conv.model or profile.default_model
     new = Cassette(
-        path=path,
+        path=target,
         meta={
             "provider": profile.name,
             "scenario": scenario.id,
@@ -200,15 +202,17 @@ def _save_checked(cassette: Cassette, secrets: tuple[str, ...]) -> None:
     atomic_write(cassette.path, text)
 
 
-def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
+def accept(scenario: Scenario, provider: str, cassette: Path, root: Path | None = None) -> None:
     """Make the freshly recorded outcome the provider's expected form (an explicit `--accept`).
 
     `overrides.<provider>` becomes the minimal delta between the shared expected form and the
     outcome, so the other providers stay as they were and a reviewer reads only what differs; the
-    file is rewritten through YAML in block style (comments are not kept).
+    file is rewritten through YAML in block style (comments are not kept). With `root`, a scenario
+    of a lower layer is first copied into `root` (an override of the same id), and the copy changes.
     """
     (outcome,) = _outcome(provider, load_cassette(cassette))[:1]
-    data = parse_yaml(scenario.path.read_text(encoding="utf-8"))
+    path = own_copy(scenario, root) if root is not None else scenario.path
+    data = parse_yaml(path.read_text(encoding="utf-8"))
     overrides: dict[str, Any] = {}
     for key, value in (data.get("overrides") or {}).items():  # this provider leaves shared keys
         others = [name for name in override_providers(key) if name != provider]
@@ -228,14 +232,17 @@ def accept(scenario: Scenario, provider: str, cassette: Path) -> None:
     try:  # read the same by libyaml and the pure-Python loader, or not written at all
         text = dump_yaml(data, width=110)
     except ValueError as exc:
-        raise InputError(f"cannot accept the outcome: {exc}", where=str(scenario.path)) from None
-    atomic_write(scenario.path, text)
+        raise InputError(f"cannot accept the outcome: {exc}", where=str(path)) from None
+    atomic_write(path, text)
 
 
-def recordable(root: Path, provider: str, scenario_ids: list[str] | None = None) -> list[Scenario]:
-    """The scenarios `record` would visit for `provider` (recorded checks, not declared unsupported)."""
+def recordable(
+    root: Path, provider: str, scenario_ids: list[str] | None = None, layers: tuple[Path, ...] = ()
+) -> list[Scenario]:
+    """The scenarios `record` would visit for `provider` (recorded checks, not declared unsupported),
+    from every layer when `layers` (bottom first, `root` on top) are given."""
     out = []
-    for scenario in load_scenarios(root / "scenarios", only=scenario_ids):
+    for scenario in load_layered(layers or (root,), only=scenario_ids):
         entry = scenario.entry(provider)
         if scenario.check in RECORDED_CHECKS and not (entry is not None and entry.unsupported):
             out.append(scenario)
@@ -259,8 +266,13 @@ def record(
     require_keys: bool = False,
     runtime: Any = None,
     runtime_name: str | None = None,
+    layers: tuple[Path, ...] = (),
 ) -> RecordReport:
     """Record `provider`'s cassettes; `on_start`/`on_done` are told each scenario id (for a progress bar).
+
+    With `layers` (bottom first, `root` on top) every layer's scenarios are recorded, and what is
+    written (cassettes, accepted outcomes) goes into `root` alone: a lower layer's cassette in use is
+    kept or replaced by one in `root`, a lower layer's scenario is copied into `root` to be changed.
 
     Without a key the provider is skipped (reported), or with `require_keys` refused (`MissingKeyError`).
     `only_failing` judges the cells with `runtime` (default: the reference runtime)."""
@@ -278,12 +290,12 @@ def record(
             raise
         report.skipped.append(str(exc))
         return report
-    scenarios = recordable(root, provider, scenario_ids)
+    scenarios = recordable(root, provider, scenario_ids, layers)
     if only_failing:
         from conformance.harness import HarnessContext, run_check
 
         judge = ReferenceRuntime() if runtime is None else runtime
-        ctx = HarnessContext(root=root, runtime=judge, runtime_name=runtime_name or "reference")
+        ctx = HarnessContext(root=root, runtime=judge, runtime_name=runtime_name or "reference", layers=layers)
         scenarios = [s for s in scenarios if run_check(s, provider, ctx).verdict in ("fail", "error")]
         mode = "all"
     for scenario in scenarios:
@@ -301,7 +313,7 @@ def record(
             report=report,
         )
         if accept_outcomes and scenario.id in report.recorded:
-            accept(scenario, provider, scenario.cassette_path(provider, root))
+            accept(scenario, provider, root / scenario.cassette_rel(provider), root)
         if on_done is not None:
             on_done(scenario.id)
     return report

@@ -17,15 +17,27 @@ from conformance.compare import diff, render_diff
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette, save_cassette
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.scenarios import load_scenarios
+from conformance.scenarios import load_layered
 
 SYNCED_CHECKS = frozenset({"decode", "retry"})
 
 
-def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, write: bool, out: TextIO) -> int:
+def sync_requests(
+    root: Path,
+    *,
+    providers: list[str],
+    only: list[str] | None,
+    write: bool,
+    out: TextIO,
+    layers: tuple[Path, ...] = (),
+) -> int:
+    """Cassette requests that differ from the encoder's (shown on `out`, rewritten with `write`).
 
+    With `layers` (bottom first, `root` on top), every layer's scenarios are read, and only the
+    cassettes inside `root` are synced: a lower layer's belong to it (the bundled ones to the package)."""
     changed = 0
-    for scenario in load_scenarios(root / "scenarios", only=only):
+    top = root.resolve()
+    for scenario in load_layered(layers or (root,), only=only):
         if scenario.check not in SYNCED_CHECKS or {"compaction", "history_trimming"} & set(
             scenario.spec.input.get("runtime", {})
         ):
@@ -35,7 +47,7 @@ def sync_requests(root: Path, *, providers: list[str], only: list[str] | None, w
             if entry is not None and entry.unsupported:
                 continue
             path = scenario.cassette_path(provider, root)
-            if not path.is_file():
+            if not path.is_file() or (layers and not path.resolve().is_relative_to(top)):
                 continue
             profile = get_profile(provider)
             conv = parse_conversation(scenario.conversation(provider), where=f"{scenario.path}: input")

@@ -106,3 +106,34 @@ def load_layered(layers: Sequence[Path], *, only: Iterable[str] | None = None) -
             raise ScenarioError(f"no scenario named {', '.join(sorted(missing))}", where=str(top_first[0]))
     picked = [s for s in by_id.values() if wanted is None or s.id in wanted]
     return sorted(picked, key=lambda s: (s.topic, s.id))
+
+
+def writable_root(root: Path, bundled: Path) -> Path:
+    """`root`, where a command may write (cassettes, accepted outcomes); never the bundled data."""
+    if root.resolve() == bundled.resolve():
+        raise ScenarioError(
+            "the bundled scenarios and cassettes are read-only; give a project root of your own "
+            "(--root DIR; `conformance init` makes one layered over the bundled data)",
+            where=str(root),
+        )
+    return root
+
+
+def own_copy(scenario: Scenario, root: Path) -> Path:
+    """The scenario's file inside `root`'s scenarios/: where it is when it lives there, else a copy made
+    there at the same relative path (an override of the lower layer's, by id), so that a change to it
+    is written into the top root and no lower layer is touched."""
+    target_dir = (root / "scenarios").resolve()
+    if scenario.path.resolve().is_relative_to(target_dir):
+        return scenario.path
+    for layer in scenario.layers:
+        base = (layer / "scenarios").resolve()
+        if scenario.path.resolve().is_relative_to(base):
+            copy = root / "scenarios" / scenario.path.resolve().relative_to(base)
+            break
+    else:
+        copy = root / "scenarios" / scenario.path.name
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(scenario.path.read_bytes())
+    return copy

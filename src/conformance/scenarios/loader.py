@@ -47,12 +47,16 @@ class Scenario:
     def cassette_path(self, provider: str, root: Path) -> Path:
         """The cassette for `provider`: the entry's path, else `cassettes/<provider>/<id>.yaml`, in the first
         layer that has it, else under `root`."""
-        entry = self.entry(provider)
-        rel = entry.cassette if entry is not None and entry.cassette else f"cassettes/{provider}/{self.id}.yaml"
+        rel = self.cassette_rel(provider)
         for layer in self.layers:
             if (layer / rel).is_file():
                 return layer / rel
         return root / rel
+
+    def cassette_rel(self, provider: str) -> str:
+        """The cassette's path relative to a root: the entry's, else `cassettes/<provider>/<id>.yaml`."""
+        entry = self.entry(provider)
+        return entry.cassette if entry is not None and entry.cassette else f"cassettes/{provider}/{self.id}.yaml"
 
     def applies(self, provider: str) -> bool:
         """Whether `provider` has a row for this scenario (`applies_to`; default every provider)."""
