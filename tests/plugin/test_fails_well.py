@@ -158,3 +158,27 @@ def test_a_layered_user_root_collects_its_scenarios_beside_the_bundled_ones(pyte
     )
     assert "mine/scenarios/responses/text_basic.yaml::text_basic[openai]" in collected.stdout.str()
     assert OVERRIDE_TITLE in (pytester.path / "mine/scenarios/responses/text_basic.yaml").read_text()
+
+
+IDLE_PROBE = """
+import json
+import sys
+
+
+def pytest_unconfigure(config):
+    loaded = sorted(m for m in sys.modules if m == "conformance" or m.startswith("conformance."))
+    with open("loaded.json", "w") as f:
+        json.dump(loaded, f)
+"""
+
+
+def test_the_idle_plugin_imports_nothing_of_the_harness(pytester: pytest.Pytester) -> None:
+    """A project that did not ask for the checks pays only for the plugin module at pytest's start
+    (`python benchmarks/plugin_startup.py` measures it: about 40 ms)."""
+    pytester.makeini(BASE_INI)
+    pytester.makeconftest(IDLE_PROBE)
+    pytester.makepyfile(test_theirs="def test_theirs():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    loaded = json.loads((pytester.path / "loaded.json").read_text())
+    assert loaded == ["conformance", "conformance.pytest_plugin"]
