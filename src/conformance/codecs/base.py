@@ -78,6 +78,9 @@ class Codec:
     calls_end_plainly: frozenset[str] = frozenset()
     """Raw stop reasons with which the provider ends a message of tool calls as it ends any other
     (it has no tool-call reason): Gemini's `STOP`, Ollama's `stop`."""
+    restream: Callable[[Any, Any], bytes] | None = None
+    """A successful JSON answer (parsed) → the same answer in the dialect's stream form
+    (`stream_content_types[0]`), for the request body given (`codecs.restream`); None: not written."""
 
 
 def header(headers: Mapping[str, str], name: str) -> str | None:

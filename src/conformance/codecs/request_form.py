@@ -139,6 +139,12 @@ class RequestTable:
         out += [("delivery", key, src) for key, src in self.delivery.items()]
         return out
 
+    def asks_stream(self, body: Any) -> bool:
+        """Whether a request body asks for a stream: its `stream`, else the provider's documented default."""
+        default: Default | None = self._defaults.get("stream")  # type: ignore[attr-defined]
+        value = body.get("stream", default.value if default is not None else False) if isinstance(body, dict) else False
+        return value is True
+
     def canonical_path(self, path: str) -> str:
         for alias in self.path_aliases:
             if alias.spelled in path:

@@ -6,7 +6,9 @@ to one scenario, to `http://127.0.0.1:PORT/s/<scenario id>/<provider><base path>
 scenarios whose cassettes hold the same request (`error_auth`, `error_server`, the retries) right
 in any order and in parallel. The provider's recorded interaction whose method, path and JSON body
 match is played back, streamed
-in chunks (with an optional delay), and faults can be injected per request with the
+in chunks (with an optional delay) — to a request that asks for a stream where the recording did
+not, and differs from it in delivery keys alone, the same answer streamed (`replay.delivery`) — and
+faults can be injected per request with the
 `x-conformance-fault` header or for the whole server. A request that matches nothing is a 404
 whose body names the nearest recorded request. Serving is interaction by interaction: the first
 matching interaction not yet served answers (a retry of the same request gets the next recorded
@@ -36,6 +38,7 @@ from conformance.codecs.request_form import failing, request_table
 from conformance.emulator.faults import Fault
 from conformance.exceptions import InputError
 from conformance.replay.cassette import Interaction, load_cassette
+from conformance.replay.delivery import delivered, restreamed
 from conformance.replay.matchers import body_findings
 from conformance.secrets import fingerprint_headers, fingerprint_query
 
@@ -90,13 +93,14 @@ class Catalog:
         left), paths up to the API-version aliases the provider serves alike."""
         profile = get_profile(provider)
         route = request_table(profile.dialect).canonical_path(route)
-        candidates = [
+        on_route = [
             r
             for r in self.by_provider.get(provider, [])
-            if (scenario is None or r.cassette.stem == scenario)
-            and r.path == route
-            and (r.body == body or not failing(body_findings(profile, r.body, body)))
+            if (scenario is None or r.cassette.stem == scenario) and r.path == route
         ]
+        candidates = [r for r in on_route if r.body == body or not failing(body_findings(profile, r.body, body))]
+        if not candidates:  # the same request asking for a stream the recording did not (`replay.delivery`)
+            candidates = [r for r in on_route if delivered(profile, r.body, body) is not None]
         if not candidates:
             same_path = [r for r in self.by_provider.get(provider, []) if r.path == route]
             nearest = same_path[0].cassette.name if same_path else "none on this path"
@@ -223,9 +227,13 @@ class Emulator:
         if isinstance(found, str):
             return 404, json_type, [_error(found)], None
         response = found.interaction.response
-        payload = response.body if fault is None else fault.shape_stream(response.body, dialect)
+        headers, payload = list(response.flat_headers().items()), response.body
+        sent = _json(body)
+        if delivered(get_profile(provider), found.body, sent) is not None:  # asked for a stream: streamed
+            headers, payload = restreamed(get_profile(provider), response.status, headers, payload, sent)
+        payload = payload if fault is None else fault.shape_stream(payload, dialect)
         chunks = (fault or Fault("none")).chunks(payload, self.settings.chunk_size)
-        return response.status, response.flat_headers(), chunks, found
+        return response.status, dict(headers), chunks, found
 
 
 SCOPE = "s"

@@ -23,6 +23,7 @@ import orjson
 from conformance.capabilities import ProviderProfile, get_profile, provider_names
 from conformance.codecs.request_form import RequestFinding, failing, request_table
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
+from conformance.replay.delivery import delivered, restreamed
 from conformance.replay.matchers import body_findings, explain, json_body, parse_body
 from conformance.secrets import QUERY_KEYS
 
@@ -104,8 +105,14 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     Every answered request is kept in `log` (with the time on `clock`, when one is given)."""
 
-    def __init__(self, cassette: Cassette, *, clock: Any = None, profile: ProviderProfile | None = None) -> None:
+    def __init__(
+        self, cassette: Cassette, *, clock: Any = None, profile: ProviderProfile | None = None, restream: bool = False
+    ) -> None:
         self.cassette = cassette
+        self.restream = restream
+        """A request asking for a stream where the recording did not, and differing in delivery keys
+        alone, is answered with the recorded answer streamed (`replay.delivery`)."""
+        self._streamed: dict[int, Any] = {}
         self.profile = profile or _cassette_profile(cassette)
         self._targets = [_Target.of(it.request.method, it.request.uri, self.profile) for it in cassette.interactions]
         self._bodies = [parse_body(it.request.body) for it in cassette.interactions]
@@ -138,6 +145,11 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                     nearest = (i, "differs in " + ", ".join(differs))
                 continue
             findings = body_findings(self.profile, self._bodies[i], sent)
+            if failing(findings) and self.restream:
+                streamed = delivered(self.profile, self._bodies[i], sent)
+                if streamed is not None:
+                    findings = streamed
+                    self._streamed[i] = sent
             if failing(findings):
                 if nearest is None or nearest[1].startswith("differs in"):
                     nearest = (i, explain(findings))
@@ -165,10 +177,14 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         answer_headers = [
             (k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals
         ]
+        body = it.response.body
+        sent = self._streamed.get(index)
+        if sent is not None and self.profile is not None:
+            answer_headers, body = restreamed(self.profile, it.response.status, answer_headers, body, sent)
         return httpx.Response(
             it.response.status,
             headers=answer_headers,
-            content=it.response.body,
+            content=body,
             request=request,
             extensions={"reason_phrase": it.response.reason.encode("ascii", "replace")},
         )

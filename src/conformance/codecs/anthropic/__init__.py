@@ -5,6 +5,7 @@ from __future__ import annotations
 from conformance.codecs.anthropic.decode import decode
 from conformance.codecs.anthropic.encode import encode
 from conformance.codecs.anthropic.errors import classify, error_from_payload
+from conformance.codecs.anthropic.restream import restream
 from conformance.codecs.anthropic.stream import AnthropicStream
 from conformance.codecs.anthropic.validate import validate_request
 from conformance.codecs.anthropic.vocabulary import DIALECT
@@ -18,6 +19,7 @@ CODEC = Codec(
     classify=classify,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
+    restream=restream,
     server_tools=True,
 )
 

@@ -10,6 +10,7 @@ from conformance.codecs.base import Codec
 from conformance.codecs.openai_chat.decode import decode
 from conformance.codecs.openai_chat.encode import encode
 from conformance.codecs.openai_chat.errors import classify, error_from_payload
+from conformance.codecs.openai_chat.restream import restream
 from conformance.codecs.openai_chat.stream import OpenAIChatStream
 from conformance.codecs.openai_chat.validate import validate_request
 
@@ -21,6 +22,7 @@ CODEC = Codec(
     classify=classify,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
+    restream=restream,
 )
 
 __all__ = ["CODEC", "OpenAIChatStream", "classify", "decode", "encode", "error_from_payload"]

@@ -165,7 +165,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             cassette = scenario.cassette_path(provider, ctx.root)
             if not cassette.is_file():
                 return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
-            transport = CassetteTransport(load_cassette(cassette))
+            transport = CassetteTransport(load_cassette(cassette), restream=True)
             rel = ctx.rel(cassette)
         try:
             answer = runtime.context(request, transport)

@@ -157,7 +157,8 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     if not cassette.is_file():
         return result(scenario, provider, "missing", f"no cassette at {ctx.rel(cassette)}")
     clock = FakeClock()
-    transport = CassetteTransport(load_cassette(cassette), clock=clock)  # typed errors name the file and field
+    # typed errors name the file and field; a runtime asking for a stream gets the recorded answer streamed
+    transport = CassetteTransport(load_cassette(cassette), clock=clock, restream=True)
     evidence = cassette_evidence(transport.cassette.meta)
     settings = dict(scenario.spec.input.get("runtime", {}))
     conversation = scenario.conversation(provider)
