@@ -16,9 +16,10 @@ the retry check judges waits that really passed:
   waited for a CPU (Linux: `/proc/<pid>/task/*/schedstat`, the program and its children), that
   is the busy time; the run queue time counted is at most `RUN_DELAY_PER_CPU` times the time
   run (a sleeping task's time can be booked as run queue time, seen on Linux 6.18: a 2 s sleep
-  booked whole; a program that ran little cannot have waited long for a CPU). The wait recorded
-  is the gap less the time its busiest task ran (its other threads — a garbage collector, an I/O
-  pool — run beside its sleep, so their time summed could make a 30 s sleep read as 29.96 s);
+  booked whole; a program that ran little cannot have waited long for a CPU). The busy time is its
+  busiest task's (its other threads — a garbage collector, an I/O pool — run beside its sleep, so
+  their time summed could make a 30 s sleep read as 29.96 s). The wait recorded is the gap less
+  the time that task ran;
 - where the system does not say (no `/proc`: macOS, Windows; `PROC` moved in the tests), the busy
   time is unknown and taken as none: a gap of at least `MIN_WAIT_S` is a wait, whole. On an idle
   machine that is what the busy rule finds too; on a loaded one, work can pass for a wait, so a
@@ -66,14 +67,14 @@ class Busy(NamedTuple):
     """Seconds its tasks (threads, of it and its descendants) have run on a CPU, summed."""
     waited: float
     """Seconds they have waited to run, summed."""
-    tasks: tuple[tuple[str, float], ...] = ()
-    """Each task's seconds run, by `pid/tid`."""
+    tasks: tuple[tuple[str, float, float], ...] = ()
+    """Each task's seconds run and waited to run, by `pid/tid`."""
 
 
 def busy_seconds(pid: int) -> Busy | None:
     """Seconds the program `pid` and its descendants have run, and waited to run, on a CPU (None: unknown here)."""
     ran_s, waited_s, seen, todo = 0.0, 0.0, set(), [pid]
-    tasks: list[tuple[str, float]] = []
+    tasks: list[tuple[str, float, float]] = []
     while todo:
         proc = todo.pop()
         if proc in seen:
@@ -89,19 +90,24 @@ def busy_seconds(pid: int) -> Busy | None:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 ran, waited = task.joinpath("schedstat").read_text().split()[:2]
                 ran_s, waited_s = ran_s + int(ran) / 1e9, waited_s + int(waited) / 1e9
-                tasks.append((f"{proc}/{task.name}", int(ran) / 1e9))
+                tasks.append((f"{proc}/{task.name}", int(ran) / 1e9, int(waited) / 1e9))
             with contextlib.suppress(OSError, ValueError):
                 todo.extend(int(c) for c in task.joinpath("children").read_text().split())
     return Busy(ran_s, waited_s, tuple(tasks))
 
 
-def _longest_run(before: Busy, after: Busy) -> float:
-    """The most seconds one task ran between two readings: the work that cannot overlap the program's
-    sleep (its other threads, a runtime's garbage collector, run beside it); without task readings, all of it."""
+def _busiest(before: Busy, after: Busy) -> tuple[float, float]:
+    """(seconds run, seconds waited to run) between two readings by the task that ran most: the
+    program's own thread of work, which its sleep holds up; its other threads (a runtime's garbage
+    collector, an I/O pool) run beside the sleep. Without task readings, all tasks summed."""
     if not after.tasks:
-        return after.ran - before.ran
-    earlier = dict(before.tasks)
-    return max((ran - earlier.get(task, 0.0) for task, ran in after.tasks), default=0.0)
+        return after.ran - before.ran, after.waited - before.waited
+    earlier = {task: (ran, waited) for task, ran, waited in before.tasks}
+    deltas = [
+        (ran - earlier.get(task, (0.0, 0.0))[0], waited - earlier.get(task, (0.0, 0.0))[1])
+        for task, ran, waited in after.tasks
+    ]
+    return max(deltas, default=(0.0, 0.0))
 
 
 def gap_wait(gap: float, before: Busy | None, after: Busy | None) -> float | None:
@@ -109,9 +115,9 @@ def gap_wait(gap: float, before: Busy | None, after: Busy | None) -> float | Non
     given the program's busy time read at both ends (`busy_seconds`; None: unknown, taken as none)."""
     if before is None or after is None:
         return gap if gap >= MIN_WAIT_S else None
-    ran, waited = after.ran - before.ran, after.waited - before.waited
+    ran, waited = _busiest(before, after)
     worked = ran + min(waited, RUN_DELAY_PER_CPU * ran)
-    return gap - _longest_run(before, after) if gap - worked >= MIN_WAIT_S else None
+    return gap - ran if gap - worked >= MIN_WAIT_S else None
 
 
 def fit_waits(said: list[float], gaps: list[float]) -> list[float] | None:
