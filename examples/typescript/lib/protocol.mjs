@@ -43,7 +43,7 @@ export async function serve(declaration, methods) {
       continue;
     }
     try {
-      write({ id, result: await fn(params) });
+      write({ id, result: method === "turn" ? await withWaits(() => fn(params)) : await fn(params) });
     } catch (exc) {
       write({ id, error: errorOf(exc) });
     }
@@ -55,6 +55,32 @@ export async function serve(declaration, methods) {
  * client holds one key (no rotation), an overflow or a 413 is returned, not compressed and
  * retried, and no history is kept to trim, compact or repair for a proxy. */
 export const TURN_NOT_OFFERED = ["auth_rotation", "retry_compress", "history_trim", "auto_compaction", "proxy_recovery"];
+
+/** The waits the library made while `body()` ran, as the protocol's `waited` (seconds, in order):
+ * each timer of 100 ms or more that it set and that fired, keeping the process alive (a sleep
+ * before a retry). Timers that were cleared (request time-outs) or unref'd (undici's clock) are
+ * not waits. The harness believes them only where they fit the gaps between the requests it saw. */
+export async function withWaits(body) {
+  const saved = globalThis.setTimeout;
+  const waited = [];
+  globalThis.setTimeout = (fn, ms, ...args) => {
+    const timer = saved(
+      (...a) => {
+        if (typeof ms === "number" && ms >= 100 && timer.hasRef?.()) waited.push(ms / 1000);
+        return fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    return timer;
+  };
+  try {
+    const result = await body();
+    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, waited } : result;
+  } finally {
+    globalThis.setTimeout = saved;
+  }
+}
 
 /** `globalThis.fetch` replaced by `fake` while `body()` runs. */
 export async function withFetch(fake, body) {
