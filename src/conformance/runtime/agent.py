@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import httpx
@@ -86,6 +87,12 @@ def tool_registry(
     return registry
 
 
+def _wake(loop: asyncio.AbstractEventLoop, abort: asyncio.Event) -> None:
+    """Set `abort` in the step's loop, from whichever thread cancels; a cancel after the step is over is moot."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed: the step has returned
+        loop.call_soon_threadsafe(abort.set)
+
+
 async def run_agent_step(
     conv: Conversation,
     profile: ProviderProfile,
@@ -99,7 +106,7 @@ async def run_agent_step(
     """The `agent` capability's answer for one step (see `runtime.protocol.AgentRequest`)."""
     loop = asyncio.get_running_loop()
     abort = asyncio.Event()
-    cancel.add_callback(lambda: loop.call_soon_threadsafe(abort.set))
+    cancel.add_callback(lambda: _wake(loop, abort))
     prepared = prepare(conv, profile)
     ended: set[int] = set()
     acc = codec_for(profile).stream(profile, events=True)  # fresh for this response
