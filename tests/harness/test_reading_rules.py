@@ -305,3 +305,39 @@ def test_a_broken_provider_rule_is_a_finding_named_by_the_rule() -> None:
     rules = [f for f in got.requests if f.verdict == "fail" and "(alternation)" in f.fact]
     assert rules and rules[0].path == "contents[3].role"
     assert "user and model turns must alternate" in got.reason
+
+
+class _MarksCacheBreakpoints(ReferenceRuntime):
+    """Marks the system prompt, the tools and the last user block as Anthropic cache breakpoints."""
+
+    def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+        body = super().encode(conversation, provider)
+        mark = {"cache_control": {"type": "ephemeral"}}
+        if isinstance(body.get("system"), str):
+            body["system"] = [{"type": "text", "text": body["system"], **mark}]
+        for tool in body.get("tools", [])[-1:]:
+            tool.update(mark)
+        last = body["messages"][-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        last["content"][-1].update(mark)
+        return body
+
+
+def test_cache_breakpoints_are_notes_on_anthropic() -> None:
+    got = _row(_MarksCacheBreakpoints(), "encode_tool_history", "anthropic")
+    assert got.verdict == "pass", got.reason
+    notes = [f for f in got.requests if f.path.endswith("cache_control")]
+    assert notes and all(f.verdict == "note" and "prompt-caching" in f.fact for f in notes)
+
+
+def test_a_cache_breakpoint_is_no_licence_to_change_the_block() -> None:
+    class _Changes(_MarksCacheBreakpoints):
+        def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
+            body = super().encode(conversation, provider)
+            body["messages"][-1]["content"][-1]["text"] += "!"
+            return body
+
+    got = _row(_Changes(), "encode_tool_history", "anthropic")
+    assert got.verdict == "fail"
+    assert [e.path for e in got.diff] == ["messages[2].content[1].text"]

@@ -1,5 +1,6 @@
 """A request that asks for a stream where the recording did not, and differs from it in delivery keys
-alone (`stream`, `stream_options`), gets the recorded answer streamed in replay (retry and context
+alone (`stream`, `stream_options`) or, on Gemini, only in asking at the address that streams
+(`:streamGenerateContent?alt=sse`), gets the recorded answer streamed in replay (retry and context
 rows) and from the emulator; an error answer comes back as recorded; any other difference, or a
 dialect without a stream writer, still matches nothing."""
 
@@ -104,11 +105,18 @@ class AlwaysStreams(ReferenceRuntime):
 
 
 def test_a_runtime_that_always_streams_is_judged_on_its_retries() -> None:
-    ids = {"retry_429_retry_after", "retry_overloaded_backoff", "retry_attempt_cap", "retry_auth_rotation"}
+    ids = {
+        "retry_429_retry_after",
+        "retry_overloaded_backoff",
+        "retry_attempt_cap",
+        "retry_auth_rotation",
+        "retry_gemini_retry_info",
+    }
     scenarios = [s for s in load_scenarios(ROOT / "scenarios") if s.id in ids]
     ctx = HarnessContext(root=ROOT, runtime=AlwaysStreams(), runtime_name="always-streams")
-    got = {(r.scenario, r.provider): r for r in run_all(scenarios, ["openai", "anthropic"], ctx)}
-    assert {k: r.reason for k, r in got.items() if r.verdict != "pass"} == {}
+    got = {(r.scenario, r.provider): r for r in run_all(scenarios, ["openai", "anthropic", "gemini"], ctx)}
+    assert {k: r.reason for k, r in got.items() if r.verdict not in ("pass", "unsupported")} == {}
+    assert {p for (_, p), r in got.items() if r.verdict == "pass"} == {"openai", "anthropic", "gemini"}
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +154,53 @@ def test_the_emulator_keeps_a_dialect_without_a_stream_writer_strict(server: Emu
     uri, body = _recorded("openai_responses", "retry_429_retry_after")
     path = uri.split("/v1", 1)[1]
     assert httpx.post(base + path, json={**body, "stream": True}, timeout=10).status_code == 404
+
+
+GEMINI_STREAM = (":generateContent", ":streamGenerateContent?alt=sse")
+
+
+def test_gemini_asked_at_its_stream_address_gets_the_errors_as_recorded_then_the_answer_streamed() -> None:
+    cassette = load_cassette(ROOT / "cassettes" / "gemini" / "retry_overloaded_backoff.yaml")
+    transport = CassetteTransport(cassette, restream=True)
+    uri, body = _recorded("gemini", "retry_overloaded_backoff")
+    answers = [_post(transport, uri.replace(*GEMINI_STREAM), body) for _ in range(3)]
+    assert [a.status_code for a in answers] == [503, 503, 200]
+    assert answers[0].content == cassette.interactions[0].response.body
+    assert answers[2].headers["content-type"] == "text/event-stream"
+    profile = get_profile("gemini")
+    codec = codec_for(profile)
+    recorded = cassette.interactions[2].response
+    whole = decode_response(codec, profile, 200, recorded.flat_headers(), recorded.body)
+    streamed = decode_response(codec, profile, 200, dict(answers[2].headers), answers[2].content)
+    assert streamed.to_json() == whole.to_json()
+
+
+def test_gemini_at_its_stream_address_with_another_body_or_without_restream_matches_nothing() -> None:
+    cassette = load_cassette(ROOT / "cassettes" / "gemini" / "retry_overloaded_backoff.yaml")
+    uri, body = _recorded("gemini", "retry_overloaded_backoff")
+    with pytest.raises(ReplayMismatch):
+        _post(CassetteTransport(cassette), uri.replace(*GEMINI_STREAM), body)
+    changed = {**body, "generationConfig": {"temperature": 0.2}}
+    with pytest.raises(ReplayMismatch):
+        _post(CassetteTransport(cassette, restream=True), uri.replace(*GEMINI_STREAM), changed)
+
+
+def test_the_emulator_streams_gemini_at_its_stream_address(tmp_path: Path) -> None:
+    (tmp_path / "gemini").mkdir()
+    shutil.copy(ROOT / "cassettes" / "gemini" / "retry_overloaded_backoff.yaml", tmp_path / "gemini")
+    emulator = serve(tmp_path)
+    start_in_thread(emulator)
+    try:
+        host, port = emulator.server_address
+        base = scenario_base_url(host, port, "retry_overloaded_backoff", "gemini")
+        uri, body = _recorded("gemini", "retry_overloaded_backoff")
+        path = uri.split("/v1beta", 1)[1].replace(*GEMINI_STREAM)
+        answers = [httpx.post(base + path, json=body, timeout=10) for _ in range(3)]
+    finally:
+        emulator.shutdown()
+        emulator.server_close()
+    assert [a.status_code for a in answers] == [503, 503, 200]
+    assert answers[2].headers["content-type"] == "text/event-stream"
+    profile = get_profile("gemini")
+    outcome = decode_response(codec_for(profile), profile, 200, dict(answers[2].headers), answers[2].content)
+    assert outcome.message is not None and outcome.message.content

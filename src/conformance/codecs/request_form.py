@@ -28,6 +28,7 @@ Paths in patterns are dot-joined keys with `*` for any list index (`messages.*.c
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -106,10 +107,16 @@ class RequestTable:
     text_blocks: tuple[TextBlocks, ...] = ()
     path_aliases: tuple[PathAlias, ...] = ()
     informational: Mapping[str, str] = field(default_factory=dict)
-    """Top-level keys that change nothing the model reads, with the document saying so."""
+    """Keys that change nothing the model reads, with the document saying so: top-level keys, or
+    dotted patterns with `*` for any list index (`messages.*.content.*.cache_control`)."""
     delivery: Mapping[str, str] = field(default_factory=dict)
     """Top-level keys that choose how the answer is delivered (a stream or one body), with the
     document saying so: a difference there changes the framing of the answer, never its content."""
+    stream_addresses: tuple[PathAlias, ...] = ()
+    """Where the address, not the body, asks for a stream: a path containing `spelled` asks for the
+    answer of the path containing `means`, streamed (Gemini's `:streamGenerateContent`)."""
+    stream_query: tuple[tuple[str, str], ...] = ()
+    """Query parameters that choose the stream's framing on such an address (`alt=sse`)."""
     token_limit_at: str = ""
     """The object that holds the output-token limit (`generationConfig`); empty: the body itself."""
 
@@ -137,6 +144,7 @@ class RequestTable:
         out += [("API version", f"{p.spelled} ≡ {p.means}", p.source) for p in self.path_aliases]
         out += [("informational", key, src) for key, src in self.informational.items()]
         out += [("delivery", key, src) for key, src in self.delivery.items()]
+        out += [("stream address", f"{a.spelled} ≡ {a.means}, streamed", a.source) for a in self.stream_addresses]
         return out
 
     def asks_stream(self, body: Any) -> bool:
@@ -144,6 +152,29 @@ class RequestTable:
         default: Default | None = self._defaults.get("stream")  # type: ignore[attr-defined]
         value = body.get("stream", default.value if default is not None else False) if isinstance(body, dict) else False
         return value is True
+
+    def informational_at(self, path: str) -> str | None:
+        """The source saying a difference at `path` (`messages[2].content[0].cache_control`) changes
+        nothing the model reads, or None."""
+        top = path.split(".", 1)[0].split("[", 1)[0]
+        if top in self.informational:
+            return self.informational[top]
+        pattern = _INDEX.sub(".*", path)
+        for key, source in self.informational.items():
+            if "." in key and (pattern == key or pattern.startswith(key + ".")):
+                return source
+        return None
+
+    def unstreamed_address(
+        self, path: str, query: tuple[tuple[str, str], ...]
+    ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+        """The address whose answer a stream address asks for (path, query without the framing
+        parameters), or None when `path` is no stream address."""
+        for alias in self.stream_addresses:
+            if alias.spelled in path:
+                kept = tuple(pair for pair in query if pair not in self.stream_query)
+                return path.replace(alias.spelled, alias.means, 1), kept
+        return None
 
     def canonical_path(self, path: str) -> str:
         for alias in self.path_aliases:
@@ -286,6 +317,7 @@ def _differences(a: Any, b: Any, parts: list[Any], out: list[tuple[str, Any, Any
 
 
 _ABSENT = object()
+_INDEX = re.compile(r"\[\d+\]")
 
 
 def request_findings(
@@ -314,7 +346,7 @@ def request_findings(
         top = path.split(".", 1)[0].split("[", 1)[0]
         if top in rejected:
             continue
-        note = table.informational.get(top)
+        note = table.informational_at(path)
         if note is None and delivery_free:
             note = table.delivery.get(top)
         if note is not None:

@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from aiohttp import web
 
-from conformance.capabilities import get_profile, provider_names
+from conformance.capabilities import ProviderProfile, get_profile, provider_names
 from conformance.codecs.request_form import failing, request_table
 from conformance.emulator.faults import Fault
 from conformance.exceptions import InputError
@@ -98,6 +98,9 @@ class Catalog:
             for r in self.by_provider.get(provider, [])
             if (scenario is None or r.cassette.stem == scenario) and r.path == route
         ]
+        plain = stream_route(profile, route)
+        if not on_route and plain is not None:  # the address that streams a recorded answer (Gemini)
+            return self.match(provider, plain, body, scenario)
         candidates = [r for r in on_route if r.body == body or not failing(body_findings(profile, r.body, body))]
         if not candidates:  # the same request asking for a stream the recording did not (`replay.delivery`)
             candidates = [r for r in on_route if delivered(profile, r.body, body) is not None]
@@ -229,11 +232,23 @@ class Emulator:
         response = found.interaction.response
         headers, payload = list(response.flat_headers().items()), response.body
         sent = _json(body)
-        if delivered(get_profile(provider), found.body, sent) is not None:  # asked for a stream: streamed
+        streamed = stream_route(get_profile(provider), route) is not None
+        if streamed or delivered(get_profile(provider), found.body, sent) is not None:  # asked for a stream
             headers, payload = restreamed(get_profile(provider), response.status, headers, payload, sent)
         payload = payload if fault is None else fault.shape_stream(payload, dialect)
         chunks = (fault or Fault("none")).chunks(payload, self.settings.chunk_size)
         return response.status, dict(headers), chunks, found
+
+
+def stream_route(profile: ProviderProfile, route: str) -> str | None:
+    """The route whose recorded answer a stream address asks for (`…:streamGenerateContent?alt=sse`
+    for `…:generateContent`), or None when `route` is no stream address."""
+    path, _, query = route.partition("?")
+    pairs = tuple(parse_qsl(query, keep_blank_values=True))
+    plain = request_table(profile.dialect).unstreamed_address(path, pairs)
+    if plain is None:
+        return None
+    return plain[0] + (f"?{urlencode(plain[1])}" if plain[1] else "")
 
 
 SCOPE = "s"

@@ -7,8 +7,10 @@ for a stream (pi-ai does) sends a request that differs from a non-streamed recor
 alone: `delivered` takes it as that recording's request (the differences as notes), and `restreamed`
 writes the recorded answer as the stream it asked for — a successful answer in the dialect's stream
 form (`Codec.restream`), an error as recorded, same status and body (an error is not streamed).
-A dialect without a stream writer (OpenAI Responses, Gemini, whose stream is another address)
-matches as before.
+Gemini asks for a stream by its address (`RequestTable.stream_addresses`: `:streamGenerateContent`
+with `alt=sse` for `:generateContent`): the player and the emulator take such an address as the
+recorded one and answer it streamed the same way. A dialect without a stream writer (OpenAI
+Responses) matches as before.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from conformance.codecs.request_form import CanonicalRequest, Default, RequestTa
 
 _REF = "https://docs.anthropic.com/en/api/messages"
 _WIRE = "provider-wire-formats.md §3.2"
+_CACHING = "https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching"
 
 TABLE = RequestTable(
     dialect="anthropic",
@@ -51,6 +52,11 @@ TABLE = RequestTable(
     informational={
         "metadata": f"{_REF} (metadata.user_id: an external identifier for the user)",
         "service_tier": f"{_REF} (service_tier: capacity tier, not the answer)",
+        **{
+            f"{where}.cache_control": f"{_CACHING} (cache_control: a cache breakpoint on the prefix up to this block;"
+            " it changes cost and latency, not what the model reads)"
+            for where in ("system.*", "messages.*.content.*", "tools.*")
+        },
     },
     delivery={"stream": f"{_REF} (stream: whether to incrementally stream the response using server-sent events)"},
 )

@@ -67,6 +67,15 @@ TABLE = RequestTable(
         )
         for sentinel in _SENTINELS
     ),
+    stream_addresses=(
+        PathAlias(
+            ":streamGenerateContent",
+            ":generateContent",
+            f"{_REF}#method:-models.streamgeneratecontent (generates a streamed response: the same "
+            "GenerateContentResponse, in parts; alt=sse frames it as server-sent events)",
+        ),
+    ),
+    stream_query=(("alt", "sse"),),
     path_aliases=(
         PathAlias("/v1/models/", "/v1beta/models/", f"{_VERSIONS} (v1 and v1beta serve generateContent alike)"),
     ),
