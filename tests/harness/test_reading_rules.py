@@ -341,3 +341,25 @@ def test_a_cache_breakpoint_is_no_licence_to_change_the_block() -> None:
     got = _row(_Changes(), "encode_tool_history", "anthropic")
     assert got.verdict == "fail"
     assert [e.path for e in got.diff] == ["messages[2].content[1].text"]
+
+
+class _ReadsOnlyStreams(_AlwaysStreams):
+    """Asks for a stream on every request and reads nothing else (as pi-ai does)."""
+
+    def decode(self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool) -> Any:
+        if status < 400 and not headers.get("content-type", "").startswith("text/event-stream"):
+            return {"error": {"kind": "stream_interrupted", "message": "not a stream"}}
+        return super().decode(provider, status, headers, chunks, stream)
+
+
+def test_a_runtime_asking_for_a_stream_reads_the_recorded_answer_as_one() -> None:
+    for provider in ("openai", "anthropic"):
+        for scenario in ("text_basic", "tool_call_single", "usage_cached_tokens"):
+            got = _row(_ReadsOnlyStreams(), scenario, provider)
+            assert got.verdict == "pass", (scenario, provider, got.reason)
+            assert {f.path: f.verdict for f in got.requests}.get("stream") == "note"
+
+
+def test_a_runtime_asking_for_no_stream_still_gets_the_recorded_body() -> None:
+    got = _row(_ReadsOnlyStreams(stream=False), "text_basic", "anthropic")
+    assert got.verdict == "fail"  # it asked for one body and cannot read it: its own defect

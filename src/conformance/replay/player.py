@@ -133,8 +133,12 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._clock = clock
 
     @classmethod
-    def from_path(cls, path: Path) -> CassetteTransport:
-        return cls(load_cassette(path))
+    def from_path(cls, path: Path, *, restream: bool = False) -> CassetteTransport:
+        return cls(load_cassette(path), restream=restream)
+
+    def answered_streams(self) -> bool:
+        """Whether a recorded answer was given as the stream a request asked for (`replay.delivery`)."""
+        return bool(self._streamed)
 
     def unplayed(self) -> list[int]:
         """Indices of recorded interactions that no request played."""
@@ -216,9 +220,11 @@ class ReplaySession:
     """One cassette, a client over its transport, and the play counts: for checks that send requests
     themselves (the runtime under test only decodes)."""
 
-    def __init__(self, cassette: Path) -> None:
+    def __init__(self, cassette: Path, *, restream: bool = False) -> None:
         self.path = cassette
-        self.transport = CassetteTransport.from_path(cassette)  # typed errors name the file and field
+        # typed errors name the file and field; `restream`: a request asking for the recorded answer
+        # as a stream gets it streamed (`replay.delivery`)
+        self.transport = CassetteTransport.from_path(cassette, restream=restream)
         self._client = httpx.Client(transport=self.transport)
 
     def __enter__(self) -> ReplaySession:

@@ -35,7 +35,9 @@ from conformance.scenarios import Scenario
 def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     """The runtime encodes the input; its body must match the cassette's recorded request (sent to
     the recorded endpoint), and the recorded answer, decoded by the runtime, is compared. A runtime
-    without `encode` is judged on decoding alone: the recorded request is sent as it is."""
+    that asks for a stream where the recording did not gets the recorded answer as that stream
+    (`replay.delivery`). A runtime without `encode` is judged on decoding alone: the recorded
+    request is sent as it is."""
     skipped = requires(ctx, scenario, provider, "decode")
     if skipped is not None:
         return skipped
@@ -46,14 +48,18 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     parse_conversation(conv_data, where=f"{scenario.path}: input")  # a scenario error names the field
     expected = expected_outcome(scenario, provider)
     rel = ctx.rel(cassette)
-    with ReplaySession(cassette) as session:
+    has_encode = not missing_capabilities(ctx.runtime, ("encode",))
+    with ReplaySession(cassette, restream=has_encode) as session:
         evidence = cassette_evidence(session.transport.cassette.meta)
         recorded = session.transport.cassette.interactions[0].request
-        has_encode = not missing_capabilities(ctx.runtime, ("encode",))
+        stream = recorded.stream_requested()
         body = ctx.runtime.encode(conv_data, provider) if has_encode else recorded.json()
         try:
+            # a runtime that asks for the recorded answer as a stream (its delivery keys alone
+            # differ) gets it streamed: its reading of that stream is what the row judges
             response = session.send(recorded.method, recorded.uri, body)
             requests = list(session.transport.findings)
+            stream = stream or session.transport.answered_streams()
         except ReplayMismatch:
             # the runtime's request differs: it is reported as findings, and the recorded request
             # stands in for it so that the row judges the decoding of the scenario's answer
@@ -66,7 +72,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         response.status,
         response.headers,
         split(response.body, scenario.spec.chunk_size),
-        recorded.stream_requested(),
+        stream,
         model=scenario_model(scenario, provider),
     )
     failure = unplayed_failure(
