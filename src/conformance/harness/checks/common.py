@@ -68,6 +68,22 @@ def error_identifiers(body: bytes) -> frozenset[str]:
     )
 
 
+def _messages(expected: Any, actual: Any) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(key, expected, actual) for `message` and `partial` where both sides hold that message."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return []
+    pairs = [(key, expected.get(key), actual.get(key)) for key in ("message", "partial")]
+    return [(key, want, got) for key, want, got in pairs if isinstance(want, dict) and isinstance(got, dict)]
+
+
+def _contents(want: dict[str, Any], got: dict[str, Any]) -> tuple[list[Any], list[Any]] | None:
+    """Both messages' content lists, or None when either is not a list."""
+    blocks_w, blocks_g = want.get("content"), got.get("content")
+    if not isinstance(blocks_w, list) or not isinstance(blocks_g, list):
+        return None
+    return blocks_w, blocks_g
+
+
 def invented_ids_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, list[str]]:
     """`actual` with the tool-call ids the wire does not carry set to the expected ones, and a note each.
 
@@ -75,17 +91,13 @@ def invented_ids_aligned(expected: Any, actual: Any, body: bytes) -> tuple[Any, 
     ids"), an id is the runtime's own invention: its value says nothing about the provider, only that
     it is there and unique. So a tool call whose expected id is not in the response body, answered by
     a non-empty id that is not in the body either and unique in its message, counts as that id."""
-    if not isinstance(expected, dict) or not isinstance(actual, dict):
-        return actual, []
     notes: list[str] = []
-    out = dict(actual)
-    for key in ("message", "partial"):
-        want, got = expected.get(key), actual.get(key)
-        if not isinstance(want, dict) or not isinstance(got, dict):
+    out = dict(actual) if isinstance(actual, dict) else actual
+    for key, want, got in _messages(expected, actual):
+        contents = _contents(want, got)
+        if contents is None:
             continue
-        blocks_w, blocks_g = want.get("content"), got.get("content")
-        if not isinstance(blocks_w, list) or not isinstance(blocks_g, list):
-            continue
+        blocks_w, blocks_g = contents
         ids = [b.get("id") for b in blocks_g if isinstance(b, dict) and b.get("type") == "tool_call"]
         aligned = list(blocks_g)
         for i, (w, g) in enumerate(zip(blocks_w, blocks_g, strict=False)):
@@ -137,17 +149,13 @@ def thinking_order_aligned(expected: Any, actual: Any) -> tuple[Any, list[str]]:
     the blocks back in the order they came. Keeping that wire order or putting thinking first (the
     normalized form's order) loses nothing, so either reads alike; the blocks themselves (text,
     signature) are still judged whole."""
-    if not isinstance(expected, dict) or not isinstance(actual, dict):
-        return actual, []
     notes: list[str] = []
-    out = dict(actual)
-    for key in ("message", "partial"):
-        want, got = expected.get(key), actual.get(key)
-        if not isinstance(want, dict) or not isinstance(got, dict):
+    out = dict(actual) if isinstance(actual, dict) else actual
+    for key, want, got in _messages(expected, actual):
+        contents = _contents(want, got)
+        if contents is None:
             continue
-        blocks_w, blocks_g = want.get("content"), got.get("content")
-        if not isinstance(blocks_w, list) or not isinstance(blocks_g, list):
-            continue
+        blocks_w, blocks_g = contents
         thinking = [b for b in blocks_g if _is_thinking(b)]
         others = [b for b in blocks_g if not _is_thinking(b)]
         if not thinking or not others or blocks_g[: len(thinking)] == thinking:
@@ -168,14 +176,11 @@ def calls_stop_aligned(expected: Any, actual: Any, plain: frozenset[str]) -> tup
     own reason is one the provider ends every message with (`plain`: Gemini's `STOP`, Ollama's
     `stop`), and a note each. Those providers have no tool-call reason: a runtime reporting `stop`
     there reports what the provider said; the calls themselves are judged as they are."""
-    if not plain or not isinstance(expected, dict) or not isinstance(actual, dict):
+    if not plain:
         return actual, []
     notes: list[str] = []
-    out = dict(actual)
-    for key in ("message", "partial"):
-        want, got = expected.get(key), actual.get(key)
-        if not isinstance(want, dict) or not isinstance(got, dict):
-            continue
+    out = dict(actual) if isinstance(actual, dict) else actual
+    for key, want, got in _messages(expected, actual):
         raw = want.get("raw_stop_reason")
         if want.get("stop_reason") != "tool_use" or got.get("stop_reason") != "stop" or raw not in plain:
             continue
