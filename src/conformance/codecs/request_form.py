@@ -272,6 +272,10 @@ class RequestFinding(BaseModel):
     """`fail`: the provider would reject or misread the request; `note`: it reads it the same."""
     fact: str
     """Why: the provider fact (what it answers, what it reads) behind the verdict."""
+    source: str = ""
+    """Where that fact comes from: a provider document (URL and the quoted sentence), a real recorded
+    4xx (its recording and message) or a real recorded 2xx. Empty: unsourced, a note that never
+    fails a row."""
 
 
 _TABLES: dict[str, RequestTable] = {}
