@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,8 @@ class Interaction:
     headers: dict[str, str]
     body: bytes
     stream: bool
+    model: str = ""
+    """The model the recorded request names (its body's `model`, else its address's `models/…`)."""
 
     @property
     def where(self) -> str:
@@ -117,6 +120,25 @@ def stream_requested(request: dict[str, Any], uri: str) -> bool:
     return "alt=sse" in uri or ":streamGenerateContent" in uri or uri.rstrip("/").endswith("/api/chat")
 
 
+_MODEL_IN_URI = re.compile(r"/models/([^/:?]+)")
+
+
+def requested_model(request: dict[str, Any], uri: str) -> str:
+    """The model a recorded request names: its body's `model`, else the `models/<id>` of its
+    address (Gemini, Vertex); empty when it names none."""
+    body = request.get("body")
+    if isinstance(body, dict):
+        body = body.get("string")
+    try:
+        data = json.loads(body or "null")
+    except (TypeError, ValueError):
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("model"), str):
+        return str(data["model"])
+    found = _MODEL_IN_URI.search(uri)
+    return found.group(1) if found else ""
+
+
 def _headers(raw: Any) -> dict[str, str]:
     return {k: (v[-1] if v else "") if isinstance(v, list) else str(v) for k, v in (raw or {}).items()}
 
@@ -154,6 +176,7 @@ def read_entry(
                 headers=_headers(response.get("headers")),
                 body=_body(response.get("body")),
                 stream=stream_requested(request, uri),
+                model=requested_model(request, uri),
             )
         )
     return found, skipped
