@@ -12,7 +12,9 @@ from tests.harness.project import SCENARIO, make_project
 
 pytest_plugins = ["pytester"]
 
-BASE_INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+BASE_INI = (
+    "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\nconformance_real = false\n"
+)
 INI = BASE_INI + "conformance_root = .\n"
 
 

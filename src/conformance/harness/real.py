@@ -251,3 +251,44 @@ def authored_only(providers: list[str], corpus: Path | None = None) -> list[str]
     """The columns among `providers` that no real call of the corpus reads."""
     read = {c.column for c in cases(corpus)}
     return [p for p in providers if p not in read]
+
+
+def to_json(res: RealResult) -> dict[str, Any]:
+    """A judged call as plain JSON (what a test report carries from a worker)."""
+    return {
+        "call": res.case.call.where,
+        "verdict": res.verdict,
+        "reason": res.reason,
+        "diff": [e.model_dump(mode="json") for e in res.diff],
+    }
+
+
+def from_json(items: list[dict[str, Any]], corpus: Path | None = None) -> list[RealResult]:
+    """Judged calls read back from `to_json` (their cases looked up in the corpus read here)."""
+    by_call = {case.call.where: case for case in cases(corpus)}
+    return [
+        RealResult(by_call[d["call"]], d["verdict"], d["reason"], [DiffEntry.model_validate(e) for e in d["diff"]])
+        for d in items
+        if d["call"] in by_call
+    ]
+
+
+def column_cases(column: str, corpus: Path | None = None) -> list[RealCase]:
+    """The real calls one column reads."""
+    return [case for case in cases(corpus) if case.column == column]
+
+
+def render_failures(results: list[RealResult], limit: int = 10) -> str:
+    """The failing and erring calls of `results`, each with its source and diff (the first `limit`)."""
+    from conformance.compare import render_diff
+
+    bad = [r for r in results if r.verdict in ("fail", "error")]
+    lines = [f"{len(bad)} of {len(results)} real calls failed or erred"]
+    for res in bad[:limit]:
+        lines += ["", f"{res.case.call.where} [{res.case.column}] {res.verdict}: {res.reason}"]
+        lines.append(f"source: {res.case.source.url} ({res.case.source.license})")
+        if res.diff:
+            lines.append(render_diff(res.diff))
+    if len(bad) > limit:
+        lines.append(f"… and {len(bad) - limit} more")
+    return "\n".join(lines)
