@@ -683,7 +683,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _explain_nothing_collected(config)
     out = config.getoption("--conformance-html")
     results = config.stash.get(_RESULTS, [])
-    if not out or not (results or config.stash.get(_REAL, [])) or hasattr(config, "workerinput"):
+    real_json = config.stash.get(_REAL, [])
+    if not out or not (results or real_json) or hasattr(config, "workerinput"):
         return
     from conformance.capabilities import matrix_providers
     from conformance.harness import build_matrix
@@ -695,7 +696,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     order = {name: i for i, name in enumerate(known)}
     results = sorted(results, key=lambda r: (r.scenario_path, order.get(r.provider, len(order)), r.provider))
     providers = sorted({r.provider for r in results}, key=lambda p: (order.get(p, len(order)), p))
-    real_json = config.stash.get(_REAL, [])
     real = None
     if real_json:
         from conformance.harness.real import from_json
