@@ -134,7 +134,8 @@ def _print_failures(console: Console, matrix: Any) -> None:
     for column in matrix.real_traffic or []:
         for call in column.traffic.failing:
             text = f"real/{call.call}[{column.provider}] {call.verdict}: {call.reason}\nsource: {call.source}"
-            console.print(Text(text + ("\n" + render_diff(call.diff) if call.diff else "") + "\n"), highlight=False)
+            body = Text(text + ("\n" + render_diff(call.diff) if call.diff else "") + "\n")
+            console.print(body, highlight=False, soft_wrap=True)  # the source address stays whole
     for cell in matrix.cells:
         for res in cell.results:
             if res.verdict not in ("fail", "error"):
