@@ -171,3 +171,19 @@ def test_the_corpus_is_read_once() -> None:
 def test_generic_columns_are_judged_when_the_run_covers_every_column(providers: list[str]) -> None:
     judged = {r.case.column for r in judge_all(_ctx(OnlyDecodes()), providers)}
     assert ("openai-compatible" in judged) == (len(providers) > 1)
+
+
+def test_a_runtime_in_another_process_is_judged_the_same() -> None:
+    """The calls go over the JSON-lines protocol (`--runtime-cmd`) and read as in process."""
+    import sys
+
+    from conformance.runtime.loading import load_runtime
+
+    program = f"{sys.executable} {ROOT / 'tests' / 'runtime' / 'oop_reference.py'}"
+    runtime, _ = load_runtime(None, command=program, timeout=60, start_timeout=120)
+    try:
+        results = judge_all(_ctx(runtime), ["anthropic", "xai"])
+    finally:
+        runtime.close()
+    assert len(results) == len(column_cases("anthropic")) + len(column_cases("xai"))
+    assert {r.verdict for r in results} == {"pass"}, [r.reason for r in results if r.verdict != "pass"][:3]
