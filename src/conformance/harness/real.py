@@ -247,12 +247,6 @@ def tally(
     return cells, out
 
 
-def authored_only(providers: list[str], corpus: Path | None = None) -> list[str]:
-    """The columns among `providers` that no real call of the corpus reads."""
-    read = {c.column for c in cases(corpus)}
-    return [p for p in providers if p not in read]
-
-
 def to_json(res: RealResult) -> dict[str, Any]:
     """A judged call as plain JSON (what a test report carries from a worker)."""
     return {

@@ -21,15 +21,20 @@
     return box;
   }
 
-  function renderResult(r) {
+  function resultArticle(attr, id, verdict) {
     var box = el("article", "result");
-    box.setAttribute("data-scenario", r.scenario);
-    box.setAttribute("data-verdict", r.verdict);
+    box.setAttribute(attr, id);
+    box.setAttribute("data-verdict", verdict);
     var head = el("header");
-    head.appendChild(el("span", "verdict v-" + r.verdict, (SYMBOLS[r.verdict] || "") + " " + r.verdict));
-    head.appendChild(el("h3", "sid", r.scenario));
-    head.appendChild(el("span", "check", r.check));
+    head.appendChild(el("span", "verdict v-" + verdict, (SYMBOLS[verdict] || "") + " " + verdict));
+    head.appendChild(el("h3", "sid", id));
     box.appendChild(head);
+    return box;
+  }
+
+  function renderResult(r) {
+    var box = resultArticle("data-scenario", r.scenario, r.verdict);
+    box.querySelector("header").appendChild(el("span", "check", r.check));
     var inner = resultBody(r, [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]]);
     if (hasForms(r)) {
       var sides = el("div", "sides");
@@ -76,13 +81,8 @@
     box.appendChild(el("h4", null, "Real traffic: " + traffic.calls + " call" + (traffic.calls === 1 ? "" : "s") +
       ", " + (traffic.counts.pass || 0) + " pass" + (counts.length ? ", " + counts.join(", ") : "")));
     traffic.failing.forEach(function (call) {
-      var item = el("article", "result real-call");
-      item.setAttribute("data-call", call.call);
-      item.setAttribute("data-verdict", call.verdict);
-      var head = el("header");
-      head.appendChild(el("span", "verdict v-" + call.verdict, (SYMBOLS[call.verdict] || "") + " " + call.verdict));
-      head.appendChild(el("h3", "sid", call.call));
-      item.appendChild(head);
+      var item = resultArticle("data-call", call.call, call.verdict);
+      item.classList.add("real-call");
       var src = el("p", "muted");
       src.appendChild(document.createTextNode("recorded by " + call.source_repo + " (" + call.license + "): "));
       var a = el("a", null, call.source.split("/").pop());
