@@ -187,3 +187,23 @@ def test_a_runtime_in_another_process_is_judged_the_same() -> None:
         runtime.close()
     assert len(results) == len(column_cases("anthropic")) + len(column_cases("xai"))
     assert {r.verdict for r in results} == {"pass"}, [r.reason for r in results if r.verdict != "pass"][:3]
+
+
+class PassesKeysThrough(ReferenceRuntime):
+    """Hands an error message over as the provider sent it (the key it quotes unredacted)."""
+
+    name = "keys-through"
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        out = super().decode(provider, status, headers, chunks, stream)
+        if isinstance(out.get("error"), dict) and b"sk-fake-key" in b"".join(chunks):
+            out["error"]["message"] = out["error"]["message"].replace("<redacted>", "sk-fake-key")
+        return out
+
+
+def test_an_error_message_quoting_a_key_reads_right_redacted_or_not() -> None:
+    results = judge_all(_ctx(PassesKeysThrough()), ["openai"])
+    quoting = [r for r in results if b"sk-fake-key" in r.case.call.body]
+    assert quoting and {r.verdict for r in quoting} == {"pass"}
