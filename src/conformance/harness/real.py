@@ -87,7 +87,7 @@ class RealResult:
         return RealCall(
             call=self.case.call.where,
             verdict=self.verdict,
-            reason=self.reason,
+            reason=safe(self.reason, shorten=True),
             diff=self.diff,
             source=self.case.source.url,
             source_repo=self.case.source.repo,
