@@ -1,8 +1,9 @@
 """`conformance run` on the bundled matrix against one pure-Python YAML pass over its data files.
 
-Times (median of `--repeat` runs, each in a fresh process) loading every `scenarios/` and
-`cassettes/` YAML file with `yaml.SafeLoader`, then `conformance run --no-progress` over the
-bundled matrix, and prints both medians and their ratio (the budget is 4x). Run:
+Times (median of `--repeat` runs, each in a fresh process) loading every `scenarios/`, `cassettes/`
+and `corpus/` YAML file with `yaml.SafeLoader`, then `conformance run --no-progress` over the
+bundled matrix (its real traffic, the corpus's generation calls, included), and prints both
+medians and their ratio (the budget is 4x). Run:
 
     python benchmarks/run_vs_yaml.py [--repeat 3]
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 YAML_PASS = (
     "import pathlib, yaml\n"
-    "for d in ('scenarios', 'cassettes'):\n"
+    "for d in ('scenarios', 'cassettes', 'corpus'):\n"
     "    for p in sorted(pathlib.Path(d).rglob('*.yaml')):\n"
     "        yaml.load(p.read_text(encoding='utf-8'), Loader=yaml.SafeLoader)\n"
 )

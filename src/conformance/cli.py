@@ -101,7 +101,12 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
             on_result=lambda r: bar.advance(f"{r.scenario}[{r.provider}]"),
             jobs=jobs,
         )
-    matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir)
+    real = None
+    if not args.no_real:
+        from conformance.harness.real import judge_all
+
+        real = judge_all(ctx, providers)
+    matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir, real=real)
     out = Path(args.out)
     # reports go beside the project; with the bundled data (an installed package), in the current folder
     out = out if out.is_absolute() else (Path.cwd() if root == bundled_root() else root) / out
@@ -126,6 +131,11 @@ def _print_failures(console: Console, matrix: Any) -> None:
     """Each failing or erroring scenario with its typed differences (and a crash's traceback)."""
     from conformance.compare import render_diff
 
+    for column in matrix.real_traffic or []:
+        for call in column.traffic.failing:
+            text = f"real/{call.call}[{column.provider}] {call.verdict}: {call.reason}\nsource: {call.source}"
+            body = Text(text + ("\n" + render_diff(call.diff) if call.diff else "") + "\n")
+            console.print(body, highlight=False, soft_wrap=True)  # the source address stays whole
     for cell in matrix.cells:
         for res in cell.results:
             if res.verdict not in ("fail", "error"):
@@ -274,6 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
+    p.add_argument(
+        "--no-real",
+        action="store_true",
+        help="leave out the real traffic: the generation calls of the shipped corpus of public recordings, "
+        "each decoded by the runtime and judged (docs/evidence.md)",
+    )
     p.add_argument("--examples", type=int, help="examples per generated (hypothesis) row (default: the scenario's)")
     p.add_argument(
         "--show-diff",

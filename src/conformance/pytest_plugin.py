@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the idle plugin imports nothing of the harness: pytest star
     from conformance.compare import ScenarioResult
 
 _RESULTS = pytest.StashKey["list[ScenarioResult]"]()
+_REAL = pytest.StashKey["list[dict[str, Any]]"]()
 _CONTEXT = pytest.StashKey[Any]()
 _ROOT = pytest.StashKey["Path | None"]()
 _LAYERS = pytest.StashKey["tuple[Path, ...]"]()
@@ -35,6 +36,7 @@ _FORKS = pytest.StashKey[int]()
 MARKER = "provider: a conformance check of one scenario against one provider, replayed from cassettes"
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 _REPORT_ATTR = "conformance_result"
+_REAL_ATTR = "conformance_real"
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -100,6 +102,18 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         choices=RECORD_MODES,
         help="record cassettes from the live providers first (default none: replay only)",
     )
+    group.addoption(
+        "--conformance-no-real",
+        action="store_true",
+        default=False,
+        help="leave out the real traffic (the items real[<column>]: the shipped corpus's generation calls)",
+    )
+    parser.addini(
+        "conformance_real",
+        "collect the real traffic items real[<column>] (default true)",
+        type="bool",
+        default=True,
+    )
     parser.addini(
         "conformance_root",
         "collect conformance scenarios from these directories (relative to the ini file), the last on top",
@@ -131,6 +145,7 @@ def _unmark_rewrite(pluginmanager: pytest.PytestPluginManager, name: str) -> boo
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RESULTS] = []
+    config.stash[_REAL] = []
     _check_space_form(config)
     config.stash[_ROOT] = _root(config)
     if config.stash[_ROOT] is None:
@@ -361,11 +376,34 @@ def _context(config: pytest.Config) -> Any:
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """With layered roots, the top root's scenarios/ collects every layer's scenarios."""
+    """The top root's scenarios/ collects its scenarios (with layered roots, every layer's) and the
+    real traffic (`real[<column>]`)."""
     root = parent.config.stash.get(_ROOT, None)
-    if root is None or _LAYERS not in parent.config.stash or path.resolve() != root / "scenarios":
+    if root is None or path.resolve() != root / "scenarios":
         return None
+    if _LAYERS not in parent.config.stash:
+        return Scenarios.from_parent(parent, path=path)
     return LayeredScenarios.from_parent(parent, path=path)
+
+
+class Scenarios(pytest.Directory):
+    """The scenarios/ folder collected as pytest collects any folder (`pytest.Dir`, which cannot be
+    subclassed), and its real traffic after it."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        ihook, config = self.ihook, self.config
+        for entry in sorted(self.path.iterdir()):
+            initial = self.session.isinitpath(entry, with_parents=entry.is_dir())
+            if not initial and ihook.pytest_ignore_collect(collection_path=entry, config=config):
+                continue
+            if entry.is_dir():
+                col = ihook.pytest_collect_directory(path=entry, parent=self)
+                if col is not None:
+                    yield col
+            elif entry.is_file():
+                yield from ihook.pytest_collect_file(file_path=entry, parent=self)
+        if _real_wanted(self.config):
+            yield RealTraffic.from_parent(self, name="real", path=_corpus_catalog())
 
 
 class LayeredScenarios(pytest.Directory):
@@ -382,6 +420,66 @@ class LayeredScenarios(pytest.Directory):
             node = ScenarioFile.from_parent(self, path=scenario.path)
             node.scenario = scenario
             yield node
+        if _real_wanted(self.config):
+            yield RealTraffic.from_parent(self, name="real", path=_corpus_catalog())
+
+
+def _real_wanted(config: pytest.Config) -> bool:
+    return not config.getoption("--conformance-no-real") and bool(config.getini("conformance_real"))
+
+
+def _corpus_catalog() -> Path:
+    from conformance.evidence.expected import bundled_corpus
+
+    return bundled_corpus() / "catalog.json"
+
+
+class RealTraffic(pytest.Collector):
+    """One item per column whose real calls the run judges (`harness.real.judged_columns`); the
+    corpus is read when the first item runs, not at collection."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from conformance.capabilities import matrix_providers
+        from conformance.evidence.manifest import bundled_manifest
+        from conformance.harness.real import judged_columns
+
+        providers = self.config.getoption("--conformance-provider") or matrix_providers()
+        read = {rec.provider for rec in bundled_manifest().recordings}
+        for column in judged_columns(list(providers), read):
+            if column in read:
+                item = RealColumnItem.from_parent(self, name=f"real[{column}]", column=column)
+                item.add_marker(pytest.mark.provider)
+                yield item
+
+
+class RealColumnItem(pytest.Item):
+    """Every real call one column reads, decoded by the runtime under test and judged."""
+
+    def __init__(self, *, column: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.column = column
+        self.judged: list[Any] = []
+
+    def runtest(self) -> None:
+        from conformance.harness.real import column_cases, judge_call
+
+        ctx = _context(self.config)
+        self.judged = [judge_call(case, ctx) for case in column_cases(self.column)]
+        self.user_properties.append(("real", f"{sum(r.verdict == 'pass' for r in self.judged)}/{len(self.judged)}"))
+        if any(r.verdict in ("fail", "error") for r in self.judged):
+            raise ScenarioFailed(None)
+        if self.judged and all(r.verdict in ("skipped", "not_offered") for r in self.judged):
+            pytest.skip(f"{self.judged[0].verdict}: {self.judged[0].reason}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        from conformance.harness.real import render_failures
+
+        if isinstance(excinfo.value, ScenarioFailed):
+            return f"real traffic of {self.column}: " + render_failures(self.judged)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"real[{self.column}] (the corpus's generation calls)"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -432,8 +530,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 class ScenarioFailed(Exception):
-    def __init__(self, result: ScenarioResult) -> None:
-        super().__init__(result.reason)
+    def __init__(self, result: ScenarioResult | None) -> None:
+        super().__init__(result.reason if result is not None else "real calls failed")
         self.result = result
 
 
@@ -511,7 +609,7 @@ class ScenarioItem(pytest.Item):
             self.user_properties.append(("drift", f"{sid}: {change}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ScenarioFailed):
+        if isinstance(excinfo.value, ScenarioFailed) and excinfo.value.result is not None:
             return render_failure(excinfo.value.result)
         if isinstance(excinfo.value, RecordFailed):
             return str(excinfo.value)
@@ -551,6 +649,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         and item.config.getoption("--conformance-html")
     ):
         setattr(report, _REPORT_ATTR, item.result.model_dump(mode="json"))
+    if call.when == "call" and isinstance(item, RealColumnItem) and item.config.getoption("--conformance-html"):
+        from conformance.harness.real import to_json
+
+        setattr(report, _REAL_ATTR, [to_json(r) for r in item.judged])
     return report
 
 
@@ -566,6 +668,7 @@ class _Collector:
         data = getattr(report, _REPORT_ATTR, None)
         if data is not None:
             self.config.stash[_RESULTS].append(ScenarioResult.model_validate(data))
+        self.config.stash[_REAL].extend(getattr(report, _REAL_ATTR, None) or [])
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -580,7 +683,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _explain_nothing_collected(config)
     out = config.getoption("--conformance-html")
     results = config.stash.get(_RESULTS, [])
-    if not out or not results or hasattr(config, "workerinput"):
+    real_json = config.stash.get(_REAL, [])
+    if not out or not (results or real_json) or hasattr(config, "workerinput"):
         return
     from conformance.capabilities import matrix_providers
     from conformance.harness import build_matrix
@@ -592,7 +696,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     order = {name: i for i, name in enumerate(known)}
     results = sorted(results, key=lambda r: (r.scenario_path, order.get(r.provider, len(order)), r.provider))
     providers = sorted({r.provider for r in results}, key=lambda p: (order.get(p, len(order)), p))
-    matrix = build_matrix(results, providers, ctx, scenario_dir=ctx.root / "scenarios")
+    real = None
+    if real_json:
+        from conformance.harness.real import from_json
+
+        real = sorted(from_json(real_json), key=lambda r: r.case.call.where)
+    matrix = build_matrix(results, providers, ctx, scenario_dir=ctx.root / "scenarios", real=real)
     target = Path(out)
     matrix.save(target / "matrix.json")
     write_html(matrix, target)

@@ -127,3 +127,30 @@ def test_bad_jobs_is_a_usage_error(jobs: str, message: str, capsys: pytest.Captu
         main(["run", "--jobs", jobs])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_run_judges_the_real_traffic_unless_told_not_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path)
+    args = ["run", "--root", str(root), "--provider", "anthropic", "--provider", "fireworks", "--no-html"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "real traffic: 90 calls, 90 pass" in out
+    assert "authored only (no real call): fireworks" in out
+    matrix = json.loads((root / "reports/matrix.json").read_text())
+    columns = {c["provider"]: c for c in matrix["real_traffic"]}
+    assert columns["anthropic"]["traffic"]["counts"] == {"pass": 90} and columns["fireworks"]["authored_only"]
+
+    from conformance.harness import real
+    from tests.harness.test_real import DropsUsage
+
+    monkeypatch.setattr("conformance.cli.load_runtime", lambda *a, **k: (DropsUsage(), "mutant-drops-usage"))
+    assert main([*args, "--show-diff"]) == 1  # a failing real call alone fails the run
+    out = capsys.readouterr().out
+    assert "real/anthropic/messages/" in out and "message.usage" in out and "source: https://" in out
+    monkeypatch.undo()
+    assert main([*args, "--no-real"]) == 0
+    assert "real traffic: left out of this run" in capsys.readouterr().out
+    assert json.loads((root / "reports/matrix.json").read_text())["real_traffic"] is None
+    assert real.cases()  # read once for the three runs

@@ -1,7 +1,7 @@
 """The shared corpus of real recordings, read once and compared with the official SDKs.
 
-The corpus is reference data outside the project (`$CONFORMANCE_CORPUS`, else `../shared/corpus`
-beside the checkout or its worktree parent, else the cache `conformance evidence fetch` fills); tests that use it skip when it is absent. Each
+The corpus ships with the project (`corpus/`, the package's `data/corpus`); `$CONFORMANCE_CORPUS`
+names another copy (tests that use it skip when that copy is absent). Each
 catalog entry names a provider and an API. An API with a dialect here is decoded with the
 matching profile (a corpus provider without its own profile gets the generic one of the
 dialect); every other API is listed as skipped with its reason. Inside a cassette, only the
@@ -33,6 +33,7 @@ from conformance.evidence.corpus import (
     read_entry,
 )
 from conformance.evidence.derive import derive
+from conformance.evidence.expected import bundled_corpus
 from conformance.evidence.fetch import cache_dir
 from conformance.evidence.manifest import Manifest
 from conformance.exceptions import InputError
@@ -44,12 +45,7 @@ __all__ = ["API_DIALECTS", "DIALECT_PROFILES", "GENERIC_PROFILE", "Interaction",
 def _corpus_dir() -> Path:
     if env := os.environ.get("CONFORMANCE_CORPUS"):
         return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "corpus"
-        if (candidate / "catalog.json").is_file():
-            return candidate
-    return cache_dir()
+    return bundled_corpus()
 
 
 CORPUS = _corpus_dir()

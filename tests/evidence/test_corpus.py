@@ -236,6 +236,23 @@ COMPARATORS: dict[str, Callable[[Interaction, Outcome], str | None]] = {
     "openai_responses": compare_openai_responses,
 }
 
+
+def sdk_status(it: Interaction, outcome: Outcome) -> str:
+    """How the official SDK of the call's dialect reads its bytes against `outcome`: `agree`,
+    `explained: <the SDK's known fault>`, `disagree: <difference>`, or `unread: <why>` without a
+    reader (the `sdk` field of `conformance.evidence.expected`)."""
+    compare = COMPARATORS.get(it.profile.dialect)
+    if compare is None:
+        return f"unread: no official SDK reader for the {it.profile.dialect} dialect"
+    try:
+        why = compare(it, outcome)
+    except Exception as exc:  # an SDK that raises where it should read: the difference, unexplained
+        why = f"the comparison raised {type(exc).__name__}: {str(exc)[:200]}"
+    if why is None:
+        return "agree"
+    return why if why.startswith("explained: ") else f"disagree: {why}"
+
+
 BASELINE: dict[str, int] = {
     "anthropic": 90,
     "gemini": 132,

@@ -79,3 +79,27 @@ def test_unreferenced_unplayed_and_malformed(tmp_path: Path, capsys: pytest.Capt
 def test_bundled_cassettes_are_clean() -> None:
     root = Path(__file__).resolve().parents[2]
     assert [str(f) for f in lint([root / "cassettes"], root)] == []
+
+
+def test_corpus_recordings_are_referenced_by_their_catalog(tmp_path: Path) -> None:
+    """A recording the catalog lists is checked for secrets and form, never called unreferenced;
+    one it does not list is; request and trace ids in headers are no secret."""
+    root = make_project(tmp_path)
+    corpus = root / "corpus"
+    listed = corpus / "anthropic/messages/listed.yaml"
+    listed.parent.mkdir(parents=True)
+    cassette = load_cassette(root / "cassettes/anthropic/text_hello.yaml")
+    cassette.interactions[0].response.headers["x-amz-cf-id"] = [
+        "Yl6d906N1C5IWhzzGgnTwWKoPaBg1jINcCHIJtzh-tnICjKo0qxKTA=="
+    ]
+    cassette.path = listed
+    save_cassette(cassette)
+    (corpus / "anthropic/messages/stray.yaml").write_text(listed.read_text())
+    (corpus / "catalog.json").write_text('[{"path": "anthropic/messages/listed.yaml"}]')
+    found = {(f.path.name, f.rule) for f in lint([corpus], root)}
+    assert found == {("stray.yaml", "unreferenced")}
+
+
+def test_the_shipped_corpus_is_clean() -> None:
+    root = Path(__file__).resolve().parents[2]
+    assert [str(f) for f in lint([root / "corpus"], root)] == []

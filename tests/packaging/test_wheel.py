@@ -86,6 +86,8 @@ def test_run_from_the_installed_wheel_in_an_empty_folder(wheel: Path, tmp_path: 
     assert matrix["counts"]["pass"] > 80 and matrix["counts"].get("fail", 0) == 0
     assert (work / "reports" / "index.html").is_file()
     assert not (target / "conformance" / "data" / "reports").exists()  # nothing written into the package
+    real = {c["provider"]: c["traffic"] for c in matrix["real_traffic"]}  # the corpus and its expected forms ship
+    assert real["openai"]["calls"] > 100 and real["openai"]["counts"] == {"pass": real["openai"]["calls"]}
 
 
 def test_a_scaffolded_root_layers_over_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:

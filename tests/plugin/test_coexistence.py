@@ -11,7 +11,7 @@ from tests.harness.project import make_project
 
 pytest_plugins = ["pytester"]
 
-INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\nconformance_root = .\n"
+INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\nconformance_real = false\nconformance_root = .\n"
 
 THEIR_TESTS = """
 import httpx

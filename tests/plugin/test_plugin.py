@@ -12,7 +12,9 @@ from tests.harness.project import SCENARIO, make_project
 
 pytest_plugins = ["pytester"]
 
-BASE_INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+BASE_INI = (
+    "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\nconformance_real = false\n"
+)
 INI = BASE_INI + "conformance_root = .\n"
 
 
@@ -176,3 +178,19 @@ def test_a_provider_the_runtime_does_not_offer_is_skipped_not_passed(project: py
     )
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*not_offered: runtime openai-only does not support anthropic*"])
+
+
+def test_real_traffic_items_one_per_column(project: pytest.Pytester) -> None:
+    """With `conformance_real` (the default), each column's real calls are one item, `real[<column>]`,
+    marked `provider`; `--conformance-no-real` leaves them out."""
+    project.makeini(BASE_INI.replace("conformance_real = false\n", "") + "conformance_root = .\n")
+    args = ["-m", "provider", "--conformance-provider", "xai"]
+    result = project.runpytest(*args, "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*::real::real[[]xai[]]"])
+    out = project.path / "out"
+    result = project.runpytest(*args, "-k", "real", "--conformance-html", str(out))
+    result.assert_outcomes(passed=1)
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert [(c["provider"], c["traffic"]["counts"]) for c in matrix["real_traffic"]] == [("xai", {"pass": 2})]
+    result = project.runpytest(*args, "--collect-only", "-q", "--conformance-no-real")
+    assert "real[" not in result.stdout.str()

@@ -15,7 +15,9 @@ from tests.harness.project import make_project
 
 pytest_plugins = ["pytester"]
 
-BASE_INI = "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n"
+BASE_INI = (
+    "[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\nconformance_real = false\n"
+)
 
 
 # -n auto --------------------------------------------------------------------------------------------

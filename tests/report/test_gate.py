@@ -10,7 +10,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.report.gate import compare_runs, github_annotations, render_text, scenario_paths
-from conformance.report.matrix import Cell, Matrix
+from conformance.report.matrix import Cell, Matrix, RealCall, RealColumn, RealTraffic
 from tests.report.sample import cell, result, sample_matrix
 
 
@@ -85,3 +85,20 @@ def test_annotation_escaping() -> None:
     (line,) = github_annotations(gate, scenario_paths(after))
     assert line.endswith("text_basic[openai] (text): pass → fail — a%25b")
     assert render_text(gate)[-1] == "1 scenario result regressed, 0 improved"
+
+
+def _real(matrix: Matrix, *verdicts: str) -> Matrix:
+    traffic = RealTraffic()
+    for verdict in verdicts:
+        traffic.add(verdict, RealCall(call="openai/x.yaml#0", verdict="fail") if verdict == "fail" else None)
+    return matrix.model_copy(update={"real_traffic": [RealColumn(provider="openai", traffic=traffic)]})
+
+
+def test_a_column_whose_real_traffic_breaks_regresses_as_its_pytest_item() -> None:
+    before, after = _real(sample_matrix(), "pass", "pass"), _real(sample_matrix(), "pass", "fail")
+    gate = compare_runs(before, after)
+    assert [(c.label, c.before, c.after, c.reason) for c in gate.regressions] == [
+        ("real[openai]", "pass", "fail", "real traffic: 2 calls, 1 pass, 1 fail")
+    ]
+    assert [c.label for c in compare_runs(after, before).improvements] == ["real[openai]"]
+    assert not compare_runs(sample_matrix(), after).regressions  # a run without real traffic is no baseline for it

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,8 @@ class Interaction:
     headers: dict[str, str]
     body: bytes
     stream: bool
+    model: str = ""
+    """The model the recorded request names (its body's `model`, else its address's `models/…`)."""
 
     @property
     def where(self) -> str:
@@ -103,18 +106,36 @@ def profile_for(provider: str, dialect: str) -> ProviderProfile:
     return get_profile(GENERIC_PROFILE[dialect])
 
 
-def stream_requested(request: dict[str, Any], uri: str) -> bool:
-    """Whether the recorded request asked for a stream (its body's `stream`, else its address)."""
+def _request_body(request: dict[str, Any]) -> Any:
+    """The recorded request's body read as JSON (None when it is not JSON)."""
     body = request.get("body")
     if isinstance(body, dict):
         body = body.get("string")
     try:
-        data = json.loads(body or "null")
+        return json.loads(body or "null")
     except (TypeError, ValueError):
-        data = None
+        return None
+
+
+def stream_requested(request: dict[str, Any], uri: str) -> bool:
+    """Whether the recorded request asked for a stream (its body's `stream`, else its address)."""
+    data = _request_body(request)
     if isinstance(data, dict) and "stream" in data:
         return data["stream"] is True
     return "alt=sse" in uri or ":streamGenerateContent" in uri or uri.rstrip("/").endswith("/api/chat")
+
+
+_MODEL_IN_URI = re.compile(r"/models/([^/:?]+)")
+
+
+def requested_model(request: dict[str, Any], uri: str) -> str:
+    """The model a recorded request names: its body's `model`, else the `models/<id>` of its
+    address (Gemini, Vertex); empty when it names none."""
+    data = _request_body(request)
+    if isinstance(data, dict) and isinstance(data.get("model"), str):
+        return str(data["model"])
+    found = _MODEL_IN_URI.search(uri)
+    return found.group(1) if found else ""
 
 
 def _headers(raw: Any) -> dict[str, str]:
@@ -154,6 +175,7 @@ def read_entry(
                 headers=_headers(response.get("headers")),
                 body=_body(response.get("body")),
                 stream=stream_requested(request, uri),
+                model=requested_model(request, uri),
             )
         )
     return found, skipped

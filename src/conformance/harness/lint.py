@@ -34,6 +34,23 @@ class Finding:
 COOKIE_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie"})
 """Headers that carry a session: never kept in a cassette (recording drops them)."""
 
+ID_HEADERS = frozenset(
+    {
+        "traceparent",
+        "x-cloud-trace-context",
+        "x-amz-cf-id",
+        "x-amz-id-2",
+        "x-amz-request-id",
+        "x-served-by",
+        "x-trans-id",
+        "anthropic-workspace-id",
+    }
+)
+"""Headers whose value names a request, a trace (W3C `traceparent`, Google Cloud's
+`x-cloud-trace-context`), a CDN node or the workspace that answered: high-entropy, and no
+credential (none of them grants access to anything). Real recordings of the corpus carry them as
+the providers sent them."""
+
 
 def _headers(data: object) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
@@ -46,7 +63,10 @@ def _headers(data: object) -> list[tuple[str, str]]:
     return out
 
 
-def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
+def lint_file(path: Path, referenced: dict[Path, int] | None, catalogued: bool | None = None) -> list[Finding]:
+    """The findings of one cassette. `catalogued`: None for a cassette scenarios play (checked
+    against `referenced`), else whether the catalog of the corpus holding it lists it (a corpus
+    recording is referenced by its catalog, never by a scenario)."""
     text = read_regular(path).decode("utf-8", errors="replace")
     lines = text.splitlines()
 
@@ -70,9 +90,12 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
     for name, value in _headers(parse_yaml(text)):  # the parser load_cassette used, so it parses
         if name.lower() in COOKIE_HEADERS:
             findings.append(Finding(path, line_of(f"{name}:"), "secret", f"a {name.lower()} header (a session)"))
-        elif is_secret_header_value(value):
+        elif name.lower() not in ID_HEADERS and is_secret_header_value(value):
             findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
-    if referenced is not None:
+    if catalogued is not None:
+        if not catalogued:
+            findings.append(Finding(path, 1, "unreferenced", "not in the corpus catalog (catalog.json)"))
+    elif referenced is not None:
         plays = referenced.get(path.resolve())
         if plays is None:
             findings.append(Finding(path, 1, "unreferenced", "no scenario uses this cassette"))
@@ -119,6 +142,31 @@ def lint(paths: list[Path], root: Path | None, layers: tuple[Path, ...] = ()) ->
     for path in paths:
         files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
     findings: list[Finding] = []
+    catalogs: dict[Path, frozenset[Path] | None] = {}
     for file in files:
-        findings += lint_file(file, referenced)
+        findings += lint_file(file, referenced, _catalogued(file, catalogs))
     return findings
+
+
+def _catalogued(file: Path, catalogs: dict[Path, frozenset[Path] | None]) -> bool | None:
+    """Whether the corpus holding `file` lists it in its `catalog.json`; None when no folder above
+    `file` holds a catalog (a cassette of scenarios). `catalogs` caches each folder's listing."""
+    for folder in file.resolve().parents:
+        if folder not in catalogs:
+            catalogs[folder] = _catalog_paths(folder)
+        listed = catalogs[folder]
+        if listed is not None:
+            return file.resolve() in listed
+    return None
+
+
+def _catalog_paths(folder: Path) -> frozenset[Path] | None:
+    catalog = folder / "catalog.json"
+    if not catalog.is_file():
+        return None
+    from conformance.evidence.corpus import read_catalog
+
+    try:
+        return frozenset((folder / str(entry["path"])).resolve() for entry in read_catalog(folder))
+    except (ConformanceError, ValueError):
+        return None

@@ -17,6 +17,7 @@ from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
 from conformance.harness.parallel import can_fork, computing_programs, run_parallel
+from conformance.harness.real import CellTraffic, RealResult, tally
 from conformance.replay.cassette import cassette_evidence, cassette_meta, load_cassette
 from conformance.report.backing import bundled_backing
 from conformance.report.matrix import (
@@ -25,7 +26,9 @@ from conformance.report.matrix import (
     FeatureRow,
     Matrix,
     Provenance,
+    RealBacking,
     ScenarioResult,
+    Verdict,
     cell_verdict,
 )
 from conformance.scenarios import Scenario, all_features
@@ -243,8 +246,11 @@ def build_matrix(
     *,
     scenario_dir: Path,
     generated_at: datetime | None = None,
+    real: list[RealResult] | None = None,
 ) -> Matrix:
-    """The matrix of a run: one cell per feature × provider with results, its verdict by `cell_verdict`."""
+    """The matrix of a run: one cell per feature × provider with results, its verdict by `cell_verdict`;
+    with `real` (the run's judged real calls, `harness.real`), each cell's real traffic, a failing
+    or erring call turning the cell so."""
     used = {r.feature for r in results}
     features = [FeatureRow(id=f.id, group=f.group, title=f.title) for f in all_features() if f.id in used]
     by_cell: dict[tuple[str, str], list[ScenarioResult]] = {}
@@ -252,20 +258,24 @@ def build_matrix(
         by_cell.setdefault((r.feature, r.provider), []).append(r)
     cells: list[Cell] = []
     backing = bundled_backing()
+    traffic, columns = tally(real, providers, ctx) if real is not None else ({}, None)
     for feature in features:
         for provider in providers:
             mine = by_cell.get((feature.id, provider), [])
             if not mine:
                 continue
             counts = {v: sum(1 for r in mine if r.verdict == v) for v in VERDICTS}
+            real_backing, verdict = _with_traffic(
+                backing.get((provider, feature.id)), traffic.get((provider, feature.id)), cell_verdict(mine)
+            )
             cells.append(
                 Cell(
                     provider=provider,
                     feature=feature.id,
-                    verdict=cell_verdict(mine),
+                    verdict=verdict,
                     counts={k: v for k, v in counts.items() if v},
                     results=mine,
-                    real=backing.get((provider, feature.id)),
+                    real=real_backing,
                 )
             )
     totals = {v: sum(1 for c in cells if c.verdict == v) for v in VERDICTS}
@@ -281,4 +291,20 @@ def build_matrix(
         counts=totals,
         provenance=_provenance(results, providers, ctx),
         declaration=ctx.declaration.to_json() if ctx.declaration_given else None,
+        real_traffic=columns,
     )
+
+
+def _with_traffic(
+    backing: RealBacking | None, traffic: CellTraffic | None, verdict: Verdict
+) -> tuple[RealBacking | None, Verdict]:
+    """A cell's backing with its real traffic, and its verdict: `fail` (or `error`) when a real
+    call failed (or erred) there, the strongest evidence there is."""
+    if traffic is None:
+        return backing, verdict
+    red = traffic.traffic.red
+    if red is not None and verdict != "error":
+        verdict = red
+    if backing is None:
+        return traffic.backing(), verdict
+    return backing.model_copy(update={"traffic": traffic.traffic}), verdict

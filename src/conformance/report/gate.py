@@ -52,13 +52,30 @@ class GateReport:
         }
 
 
-def _results(matrix: Matrix) -> dict[tuple[str, str], tuple[str, Verdict, str]]:
-    return {(r.scenario, r.provider): (r.feature, r.verdict, r.reason) for cell in matrix.cells for r in cell.results}
+def _results(matrix: Matrix, *, real: bool = False) -> dict[tuple[str, str], tuple[str, Verdict, str]]:
+    out = {(r.scenario, r.provider): (r.feature, r.verdict, r.reason) for cell in matrix.cells for r in cell.results}
+    if real:
+        out.update(_real_results(matrix))
+    return out
+
+
+def _real_results(matrix: Matrix) -> dict[tuple[str, str], tuple[str, Verdict, str]]:
+    """Each column's real traffic as one result, `real[<column>]` (the `pytest -m provider` item):
+    `fail` or `error` when a call failed or erred, `pass` when calls were judged and all passed."""
+    out: dict[tuple[str, str], tuple[str, Verdict, str]] = {}
+    for column in matrix.real_traffic or []:
+        traffic = column.traffic
+        verdict: Verdict | None = traffic.red or ("pass" if traffic.passed else None)
+        if verdict is not None:
+            out[("real", column.provider)] = ("real_traffic", verdict, f"real traffic: {traffic.summary()}")
+    return out
 
 
 def compare_runs(previous: Matrix, current: Matrix) -> GateReport:
-    """Every scenario × provider whose verdict got worse or better from `previous` to `current`."""
-    before, after = _results(previous), _results(current)
+    """Every scenario × provider whose verdict got worse or better from `previous` to `current`;
+    each column's real traffic too (`real[<column>]`) when both runs judged it."""
+    real = previous.real_traffic is not None and current.real_traffic is not None
+    before, after = _results(previous, real=real), _results(current, real=real)
     worse: list[ScenarioChange] = []
     better: list[ScenarioChange] = []
     for key, (feature, old, _) in before.items():

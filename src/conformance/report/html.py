@@ -107,7 +107,8 @@ def real_words(cell: Cell) -> str:
     if real is None:
         return "authored cassettes alone"
     plural = "s" if real.recordings != 1 else ""
-    return f"backed by {real.recordings} real recording{plural} from {', '.join(real.sources)}"
+    words = f"backed by {real.recordings} real recording{plural} from {', '.join(real.sources)}"
+    return words if real.traffic is None else f"{words}; real traffic: {real.traffic.summary()}"
 
 
 def _cell_view(cell: Cell, regression: Change | None) -> CellView:
@@ -195,6 +196,7 @@ def render_html(matrix: Matrix, *, previous: Matrix | None = None) -> str:
         scenarios_total=sum(scenarios.values()),
         provenance=_provenance(matrix),
         real_words=real_words,
+        authored_only=[c.provider for c in matrix.real_traffic or [] if c.authored_only and c.in_matrix],
     )
 
 

@@ -5,7 +5,7 @@ render it; `docs/matrix-json.md` documents it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -13,6 +13,87 @@ from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Ver
 
 SCHEMA_VERSION = 1
 DEFECT_KINDS = ("wrong", "extra", "crash")
+
+
+RealVerdict = Literal["pass", "fail", "error", "skipped", "not_offered", "unverified"]
+"""A real call's verdict: judged (`pass`, `fail`, `error`: the runtime raised or answered something
+that is no outcome), or not judged: `skipped` (the runtime has no `decode`), `not_offered` (its
+declaration leaves out the provider, the feature or a field the feature is about), `unverified`
+(the call's expected form is not reviewed: the official SDK reads it otherwise without a named
+reason, or no form is written yet)."""
+REAL_VERDICTS: tuple[RealVerdict, ...] = get_args(RealVerdict)
+FAILING_SHOWN = 20
+"""Failing real calls a cell (or a column) keeps with their diff; the rest are counted in `more`."""
+
+
+class RealCall(BaseModel):
+    """One real generation call that did not pass, with its diff and the recording's source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str
+    """`<recording path in corpus/>#<interaction index>`."""
+    verdict: RealVerdict
+    reason: str = ""
+    diff: list[DiffEntry] = Field(default_factory=list)
+    source: str = ""
+    """The recording in its source repository at its commit."""
+    source_repo: str = ""
+    license: str = ""
+
+
+class RealTraffic(BaseModel):
+    """Real generation calls judged in one cell (or one column): how many, per verdict, and the
+    calls that failed or erred (the first `FAILING_SHOWN`, with `more` saying how many others)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)
+    """Calls per verdict (`REAL_VERDICTS`)."""
+    failing: list[RealCall] = Field(default_factory=list)
+    more: int = 0
+
+    def add(self, verdict: str, call: RealCall | None) -> None:
+        """Count one call; a failing one (`call` given) is kept while fewer than `FAILING_SHOWN` are."""
+        self.calls += 1
+        self.counts[verdict] = self.counts.get(verdict, 0) + 1
+        if call is not None and verdict in ("fail", "error"):
+            if len(self.failing) < FAILING_SHOWN:
+                self.failing.append(call)
+            else:
+                self.more += 1
+
+    @property
+    def passed(self) -> int:
+        """Calls that pass."""
+        return self.counts.get("pass", 0)
+
+    @property
+    def red(self) -> Literal["error", "fail"] | None:
+        """`error` or `fail` when a call erred or failed (the cell turns so), else None."""
+        if self.counts.get("error"):
+            return "error"
+        return "fail" if self.counts.get("fail") else None
+
+    def summary(self) -> str:
+        """`41 calls, 39 pass` (with the failing, erring and unjudged counts when there are any)."""
+        rest = ", ".join(f"{self.counts[v]} {v}" for v in REAL_VERDICTS[1:] if self.counts.get(v))
+        return f"{self.calls} call{'s' if self.calls != 1 else ''}, {self.passed} pass" + (f", {rest}" if rest else "")
+
+
+class RealColumn(BaseModel):
+    """One provider column's real traffic in a run (`authored_only` when no real call reads it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    authored_only: bool = False
+    """No real recording of the corpus is read by this column: its cells rest on authored cassettes."""
+    in_matrix: bool = True
+    """False for a profile that reads real calls but is no column of the run (e.g. `openai-compatible`,
+    the generic profile of providers without their own): its calls count in the totals only."""
+    traffic: RealTraffic = Field(default_factory=RealTraffic)
 
 
 class RealBacking(BaseModel):
@@ -28,6 +109,9 @@ class RealBacking(BaseModel):
     """Source repositories, most recordings first."""
     files: list[str] = Field(default_factory=list)
     """Up to five of the recordings, as their file in the source repository at its commit."""
+    traffic: RealTraffic | None = None
+    """The cell's real generation calls as the runtime under test decoded them (a call counts in
+    every cell whose feature its decode shows); None when the run left real traffic out."""
 
 
 class Cell(BaseModel):
@@ -111,6 +195,20 @@ class Matrix(BaseModel):
     """Scenario results that say it did not do something: `missing` values, rows `not_offered`."""
     declaration: dict[str, Any] | None = None
     """What the runtime under test declared it offers (`runtime.protocol.Declaration`), when it did."""
+    real_traffic: list[RealColumn] | None = None
+    """Per column, the real generation calls of the shipped corpus judged in this run (and the
+    columns no real call reads, `authored_only`); None when the run left real traffic out."""
+
+    def real_totals(self) -> RealTraffic | None:
+        """Every judged real call of the run (each once), or None when the run left them out."""
+        if self.real_traffic is None:
+            return None
+        total = RealTraffic()
+        for column in self.real_traffic:
+            total.calls += column.traffic.calls
+            for verdict, n in column.traffic.counts.items():
+                total.counts[verdict] = total.counts.get(verdict, 0) + n
+        return total
 
     @model_validator(mode="after")
     def _count_kinds(self) -> Matrix:
@@ -144,8 +242,10 @@ class Matrix(BaseModel):
         return None
 
     def failed(self) -> bool:
-        """Whether any cell is `fail` or `error` (the run's exit status)."""
-        return any(c.verdict in ("fail", "error") for c in self.cells)
+        """Whether any cell is `fail` or `error`, or any real call of the run failed or erred (a call
+        of a profile that is no column of the run too): the run's exit status."""
+        red_columns = any(c.traffic.red for c in self.real_traffic or [])
+        return red_columns or any(c.verdict in ("fail", "error") for c in self.cells)
 
     def save(self, path: Path) -> None:
         """Write as `matrix.json` (indented, replaced in one step)."""
@@ -180,6 +280,7 @@ def cell_verdict(results: list[ScenarioResult]) -> Verdict:
 
 
 __all__ = [
+    "REAL_VERDICTS",
     "SCHEMA_VERSION",
     "VERDICTS",
     "Cell",
@@ -188,6 +289,10 @@ __all__ = [
     "Matrix",
     "Provenance",
     "RealBacking",
+    "RealCall",
+    "RealColumn",
+    "RealTraffic",
+    "RealVerdict",
     "ScenarioResult",
     "Verdict",
     "cell_verdict",

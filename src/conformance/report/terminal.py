@@ -32,6 +32,27 @@ def cell_text(cell: Cell | None) -> Text:
     return Text(label, style=style)
 
 
+def real_lines(m: Matrix) -> list[Text]:
+    """`real traffic: N calls, M pass`, then the same per column, and the columns no real call reads."""
+    totals = m.real_totals()
+    if totals is None or m.real_traffic is None:
+        return [Text("real traffic: left out of this run", style="dim")]
+    red = totals.red is not None
+    lines = [Text(f"real traffic: {totals.summary()}", style="bold red" if red else "")]
+    read = [c for c in m.real_traffic if not c.authored_only]
+    lines += [
+        Text(
+            f"  {c.provider}{'' if c.in_matrix else ' (no column)'}: {c.traffic.summary()}",
+            style="red" if c.traffic.red else "",
+        )
+        for c in read
+    ]
+    alone = [c.provider for c in m.real_traffic if c.authored_only]
+    if alone:
+        lines.append(Text(f"  authored only (no real call): {', '.join(alone)}", style="yellow"))
+    return lines
+
+
 WIDTH = 100
 """The widest the matrix prints by default; wider grids are split into tables of fewer providers."""
 
@@ -115,7 +136,12 @@ class MatrixTable:
             f"evidence: {ev.get('real', 0)} cells backed by public real recordings, "
             f"{ev.get('authored', 0)} by authored cassettes alone"
         )
+        yield from real_lines(m)
         if self.details:
+            for column in m.real_traffic or []:
+                for call in column.traffic.failing:
+                    symbol, style = SYMBOLS[call.verdict if call.verdict == "error" else "fail"]
+                    yield Text(f"{symbol} real/{call.call}[{column.provider}]: {call.reason}", style=style)
             for cell in m.cells:
                 for res in cell.results:
                     if res.verdict in ("fail", "error"):

