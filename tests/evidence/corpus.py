@@ -1,7 +1,8 @@
 """The shared corpus of real recordings, read once and compared with the official SDKs.
 
-The corpus is reference data outside the project (`$CONFORMANCE_CORPUS`, else `../shared/corpus`
-beside the checkout or its worktree parent, else the cache `conformance evidence fetch` fills); tests that use it skip when it is absent. Each
+The corpus is `$CONFORMANCE_CORPUS`, else the `corpus/` the repository ships, else `../shared/corpus`
+beside the checkout or its worktree parent, else the cache `conformance evidence fetch` fills;
+tests that use it skip when it is absent. Each
 catalog entry names a provider and an API. An API with a dialect here is decoded with the
 matching profile (a corpus provider without its own profile gets the generic one of the
 dialect); every other API is listed as skipped with its reason. Inside a cassette, only the
@@ -45,6 +46,9 @@ def _corpus_dir() -> Path:
     if env := os.environ.get("CONFORMANCE_CORPUS"):
         return Path(env)
     here = Path(__file__).resolve()
+    shipped = here.parents[2] / "corpus"
+    if (shipped / "catalog.json").is_file():
+        return shipped
     for parent in here.parents:
         candidate = parent / "shared" / "corpus"
         if (candidate / "catalog.json").is_file():
