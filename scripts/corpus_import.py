@@ -42,8 +42,11 @@ each one.
 
 A source that keeps a recorded response body without its request (the AI SDK's `__fixtures__`:
 `original_format` `ai_sdk_json` or `ai_sdk_chunks` in `catalog.json`) is stored with the request its
-test sends and served as its test serves it (`test_request` in `catalog.json`): the body is the
-recording, the request and the event framing are the test's.
+test sends, with the status its test serves it with (`test_request` in `catalog.json`): the body
+is the recording, the request is the test's. Stream events are framed as the test frames them
+(`data: <event>`, then `data: [DONE]` for chat completions), except where the provider names each
+event (Anthropic Messages, OpenAI Responses): there each `data:` line follows the `event: <type>`
+line the provider sends, and no `[DONE]` line ends the stream.
 
 The licence text of each source repository, with its copyright line as the repository states it
 at the pinned commit, is in [`LICENSES/`](LICENSES/) (`<owner>--<name>.txt`, and the repository's
@@ -57,7 +60,7 @@ def _git_show(git: str, commit: str, path: str) -> bytes:
 
 def _name(label: str, path: str) -> str:
     stem = Path(path).name
-    for suffix in (".yaml", ".yml", ".json", ".chunks.txt"):
+    for suffix in (".yaml", ".yml", ".json", ".txt"):
         stem = stem.removesuffix(suffix)
     return f"{label}--{re.sub(r'[^A-Za-z0-9_.-]', '_', stem)}"
 
@@ -103,6 +106,74 @@ def _text_chars(objects: list[Any]) -> set[str]:
     return tags
 
 
+def _request_tags(req: Any) -> set[str]:
+    if not isinstance(req, dict):
+        return set()
+    msgs = req.get("messages") or req.get("contents") or []
+    roles = {m.get("role") for m in msgs if isinstance(m, dict)}
+    shown = {
+        "streaming": req.get("stream") is True,
+        "tools_in_request": bool(req.get("tools")),
+        "tool_choice": bool(req.get("tool_choice") or req.get("toolConfig")),
+        "system_prompt": bool(req.get("system") or req.get("systemInstruction")) or "system" in roles,
+        "structured_output": bool(req.get("response_format") or req.get("text")),
+        "stream_options_include_usage": bool((req.get("stream_options") or {}).get("include_usage")),
+        "tool_result_in_request": bool(roles & {"tool", "function"}),
+    }
+    return {tag for tag, seen in shown.items() if seen}
+
+
+def _error_tags(status: int, headers: dict[str, Any], objects: list[Any]) -> set[str]:
+    if status < 400:
+        return set()
+    tags = {f"error_{status}"}
+    if status == 429 and any("ratelimit" in k for k in headers):
+        tags.add("error_429_with_ratelimit_headers")
+    for obj in objects:
+        err = obj.get("error") if isinstance(obj, dict) else None
+        if isinstance(err, dict):
+            tags |= {f"error_{k}:{err[k]}" for k in ("type", "code", "status") if isinstance(err.get(k), (str, int))}
+    return tags
+
+
+def _object_tags(v: dict[str, Any], stream: bool, calls: set[Any]) -> set[str]:
+    """Tags of one JSON object of a body (any depth); tool calls seen are added to `calls`."""
+    usage = v.get("usageMetadata")
+    shown = {
+        "usage": bool(v.get("usage") or usage),
+        "partial_usage_chunk": isinstance(usage, dict) and "totalTokenCount" not in usage,
+        "chunk_without_usage": stream and "candidates" in v and usage is None,
+        "text": any(isinstance(v.get(k), str) and v[k] for k in ("content", "text")),
+        "reasoning_content": bool(v.get("reasoning_content")),
+        "reasoning": bool(v.get("reasoning")) and not v.get("reasoning_content"),
+        "reasoning_details": bool(v.get("reasoning_details")),
+        "thinking": v.get("thought") is True or v.get("type") == "thinking",
+        "content_filter": v.get("finish_reason") == "content_filter",
+        "content_filter_results": bool(v.get("content_filter_results")),
+    }
+    tags = {tag for tag, seen in shown.items() if seen}
+    for call in v.get("tool_calls") or []:
+        if isinstance(call, dict):
+            calls.add(call.get("index", call.get("id")))
+            tags |= {"tool_call_index"} if stream and "index" in call else set()
+            tags |= {"tool_call_args_delta"} if stream and (call.get("function") or {}).get("arguments") else set()
+    if "functionCall" in v:
+        calls.add(json.dumps(v["functionCall"], sort_keys=True))
+    if v.get("type") in ("function_call", "tool_use"):
+        calls.add(v.get("id") or v.get("call_id"))
+    return tags
+
+
+def _models(objects: list[Any]) -> list[str]:
+    found = []
+    for v in (v for obj in objects for v in _walk(obj) if isinstance(v, dict)):
+        if isinstance(v.get("model"), str) and "object" in v:
+            found.append(v["model"])
+        if isinstance(v.get("modelVersion"), str):
+            found.append(v["modelVersion"])
+    return found
+
+
 def features(doc: dict[str, Any]) -> tuple[set[str], list[int], list[str], bool]:
     """Feature tags, statuses, models and whether a call streams, read from a corpus-form file."""
     tags: set[str] = set()
@@ -116,84 +187,24 @@ def features(doc: dict[str, Any]) -> tuple[set[str], list[int], list[str], bool]
         statuses.append(status)
         headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         body = response["body"]["string"] or ""
-        ctype = " ".join(headers.get("content-type", []))
-        stream = "event-stream" in ctype or body.startswith(("data:", "event:"))
+        stream = "event-stream" in " ".join(headers.get("content-type", [])) or body.startswith(("data:", "event:"))
         streaming |= stream
-        if isinstance(req, dict):
-            if isinstance(req.get("model"), str):
-                models.append(req["model"])
-            tags |= {"streaming"} if req.get("stream") is True else set()
-            tags |= {"tools_in_request"} if req.get("tools") else set()
-            tags |= {"tool_choice"} if req.get("tool_choice") or req.get("toolConfig") else set()
-            tags |= {"system_prompt"} if req.get("system") or req.get("systemInstruction") else set()
-            tags |= {"structured_output"} if req.get("response_format") or req.get("text") else set()
-            tags |= {"stream_options_include_usage"} if (req.get("stream_options") or {}).get("include_usage") else set()
-            msgs = req.get("messages") or req.get("contents") or []
-            roles = {m.get("role") for m in msgs if isinstance(m, dict)}
-            tags |= {"system_prompt"} if "system" in roles else set()
-            tags |= {"tool_result_in_request"} if "tool" in roles or "function" in roles else set()
-        if stream:
-            tags |= {"sse"}
-            tags |= {"done_sentinel"} if "data: [DONE]" in body else set()
-            objects = _events(body)
-        else:
-            parsed = _json(body)
-            objects = [parsed] if parsed is not None else []
+        models += [req["model"]] if isinstance(req, dict) and isinstance(req.get("model"), str) else []
+        tags |= _request_tags(req)
+        objects = _events(body) if stream else [v for v in [_json(body)] if v is not None]
+        tags |= {"sse"} if stream else set()
+        tags |= {"done_sentinel"} if stream and "data: [DONE]" in body else set()
         tags |= {"ratelimit_headers"} if any("ratelimit" in k for k in headers) else set()
         tags |= {"retry_after_header"} if any(k in ("retry-after", "retry-after-ms") for k in headers) else set()
-        if status >= 400:
-            tags.add(f"error_{status}")
-            if status == 429 and any("ratelimit" in k for k in headers):
-                tags.add("error_429_with_ratelimit_headers")
-            for obj in objects:
-                err = obj.get("error") if isinstance(obj, dict) else None
-                if isinstance(err, dict):
-                    for key in ("type", "code", "status"):
-                        if isinstance(err.get(key), (str, int)) and err.get(key) != "":
-                            tags.add(f"error_{key}:{err[key]}")
-        tags |= _text_chars(objects)
+        tags |= _error_tags(status, headers, objects) | _text_chars(objects)
         calls: set[Any] = set()
-        for obj in objects:
-            for v in _walk(obj):
-                if not isinstance(v, dict):
-                    continue
-                if isinstance(v.get("model"), str) and "object" in v:
-                    models.append(v["model"])
-                if isinstance(v.get("modelVersion"), str):
-                    models.append(v["modelVersion"])
-                if v.get("usage") or v.get("usageMetadata"):
-                    tags.add("usage")
-                if isinstance(v.get("usageMetadata"), dict) and "totalTokenCount" not in v["usageMetadata"]:
-                    tags.add("partial_usage_chunk")
-                if stream and "candidates" in v and "usageMetadata" not in v:
-                    tags.add("chunk_without_usage")
-                if isinstance(v.get("content"), str) and v["content"] or isinstance(v.get("text"), str) and v["text"]:
-                    tags.add("text")
-                if v.get("reasoning_content") or v.get("reasoning"):
-                    tags.add("reasoning_content" if v.get("reasoning_content") else "reasoning")
-                if v.get("reasoning_details"):
-                    tags.add("reasoning_details")
-                if v.get("thought") is True or v.get("type") == "thinking":
-                    tags.add("thinking")
-                for call in v.get("tool_calls") or []:
-                    if isinstance(call, dict):
-                        calls.add(call.get("index", call.get("id")))
-                        if stream and "index" in call:
-                            tags.add("tool_call_index")
-                        if stream and (call.get("function") or {}).get("arguments"):
-                            tags.add("tool_call_args_delta")
-                if "functionCall" in v:
-                    calls.add(json.dumps(v["functionCall"], sort_keys=True))
-                if v.get("type") in ("function_call", "tool_use"):
-                    calls.add(v.get("id") or v.get("call_id"))
-                if v.get("finish_reason") == "content_filter" or v.get("content_filter_results"):
-                    tags.add("content_filter" if v.get("finish_reason") == "content_filter" else "content_filter_results")
-        if calls:
-            tags.add("tool_call")
-            if len(calls) > 1:
-                tags.add("parallel_tool_calls")
-        if stream and objects and isinstance(objects[-1], dict) and objects[-1].get("usage"):
-            tags.add("usage_in_final_chunk")
+        for v in (v for obj in objects for v in _walk(obj) if isinstance(v, dict)):
+            tags |= _object_tags(v, stream, calls)
+        tags |= {"tool_call"} if calls else set()
+        tags |= {"parallel_tool_calls"} if len(calls) > 1 else set()
+        last = objects[-1] if stream and objects else None
+        tags |= {"usage_in_final_chunk"} if isinstance(last, dict) and last.get("usage") else set()
+        models += _models(objects)
     return tags, sorted(set(statuses)), sorted(set(models)), streaming
 
 

@@ -15,10 +15,12 @@ two formats of recorded response bodies kept without their request, as the AI SD
 packages keep them under `__fixtures__`: `ai_sdk_json` (one JSON body) and `ai_sdk_chunks` (one
 stream event per line, which the package's tests serve as `data: <line>` events, then
 `data: [DONE]`). A response recorded alone is stored with the request its source's test sends and
-the status and framing it serves the body with (the manifest's `test_request`), never with an
-invented one. The conversion is deterministic: converting the pinned source file gives the corpus
-file byte for byte, which is what `conformance evidence fetch` checks against the manifest's
-`sha256`.
+the status it serves the body with (the manifest's `test_request`), never with an invented one;
+its events are framed as the test frames them, or, where the provider names each event (Anthropic
+Messages, OpenAI Responses), with the `event: <type>` line the provider sends before each `data:`
+line and without the `[DONE]` line it does not send. The conversion is deterministic: converting
+the pinned source file gives the corpus file byte for byte, which is what `conformance evidence
+fetch` checks against the manifest's `sha256`.
 """
 
 from __future__ import annotations
@@ -88,7 +90,14 @@ class _Dumper(yaml.SafeDumper):
     """The safe dumper, writing text of several lines as a literal block."""
 
 
+OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""Characters YAML reads as line breaks in a block or a single-quoted scalar: text holding one is
+written double-quoted, where they are escapes, so that it reads back as it was."""
+
+
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if any(c in value for c in OTHER_BREAKS):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
 
@@ -159,7 +168,9 @@ def _served(data: bytes, original_format: str, test: dict[str, Any]) -> dict[str
         body = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
         content_type = "application/json"
     else:
-        events = [f"data: {line}\n\n" for line in text.split("\n") if line.strip()]
+        lines = [line for line in text.split("\n") if line.strip()]
+        named = test.get("event_names", False)  # `event: <type>` lines, as the provider frames them
+        events = [(f"event: {json.loads(line)['type']}\n" if named else "") + f"data: {line}\n\n" for line in lines]
         body = "".join(events) + ("data: [DONE]\n\n" if test.get("done", True) else "")
         content_type = "text/event-stream"
     request = {"method": test.get("method", "POST"), "uri": test["uri"], "body": test.get("body")}
@@ -171,7 +182,8 @@ def to_corpus_form(data: bytes, original_format: str, test_request: dict[str, An
     """The corpus form of a recording held as `data` in `original_format`; `InputError` when
     the format is unknown or the data is not a recording of it. A format of `BODY_ONLY` needs
     `test_request`: the request its source's test sends (`uri`, `method`, `body`), the `status` it
-    serves the body with, and for chunks whether a `data: [DONE]` event ends them (`done`)."""
+    serves the body with, and for chunks whether a `data: [DONE]` event ends them (`done`) and
+    whether each event is named by its JSON's `type` (`event_names`)."""
     if original_format not in FORMATS:
         raise InputError(f"unknown recording format {original_format!r} (known: {', '.join(FORMATS)})")
     if original_format in BODY_ONLY and not (isinstance(test_request, dict) and test_request.get("uri")):
