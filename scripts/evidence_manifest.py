@@ -33,7 +33,7 @@ TARGET = ROOT / "src" / "conformance" / "evidence" / "manifest.json"
 def source_hash(rec: Recording, raw: str) -> str:
     """The SHA-256 of `rec`'s source file, checked to convert to the corpus file byte for byte."""
     data = _get(address(rec, None, raw))
-    if to_corpus_form(data, rec.original_format) != read_regular(corpus.CORPUS / rec.path):
+    if to_corpus_form(data, rec.original_format, rec.test_request) != read_regular(corpus.CORPUS / rec.path):
         raise SystemExit(f"{rec.path}: the source file does not convert to the corpus file")
     return hashlib.sha256(data).hexdigest()
 
@@ -50,7 +50,7 @@ def main() -> int:
     for rec in manifest.recordings:
         if not rec.source_sha256:
             rec.source_sha256 = source_hash(rec, args.raw)
-    atomic_write(TARGET, manifest.model_dump_json(indent=1) + "\n")
+    atomic_write(TARGET, manifest.model_dump_json(indent=1, exclude_none=True) + "\n")
     print(f"wrote {TARGET.relative_to(ROOT)}: {len(manifest.recordings)} recordings")
     return 0
 

@@ -95,6 +95,7 @@ def derive_recording(corpus: Path, entry: dict[str, Any], previous: Recording | 
         license=entry["license"],
         sha256=sha256(data),
         original_format=entry.get("original_format") or (previous.original_format if previous else "vcrpy"),
+        test_request=entry.get("test_request") or (previous.test_request if previous else None),
         source_sha256=previous.source_sha256 if previous is not None else "",
         corpus_provider=entry["provider"],
         api=entry["api"],

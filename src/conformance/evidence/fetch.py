@@ -86,7 +86,7 @@ def _corpus_form(rec: Recording, url: str, data: bytes) -> tuple[bytes | None, s
     if not rec.converted:
         return data, ""
     try:
-        return to_corpus_form(data, rec.original_format), ""
+        return to_corpus_form(data, rec.original_format, rec.test_request), ""
     except InputError as exc:
         return None, f"{url}: {exc}"
 
@@ -127,6 +127,7 @@ def catalog_of(manifest: Manifest) -> list[dict[str, object]]:
             "commit": r.commit,
             "license": r.license,
             "original_format": r.original_format,
+            **({"test_request": r.test_request} if r.test_request else {}),
             "provider": r.corpus_provider,
             "api": r.api,
             "n_interactions": r.facts.interactions,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.resources
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,7 +53,10 @@ class Recording(BaseModel):
     """SHA-256 of the recording as the corpus holds it."""
     original_format: str = "vcrpy"
     """The format of the source file, converted to the corpus form when fetched from its
-    repository (`conformance.evidence.convert`): `vcrpy` or `vcr_r_ruby`."""
+    repository (`conformance.evidence.convert.FORMATS`)."""
+    test_request: dict[str, Any] | None = None
+    """For a source file holding a response body alone: the request its test sends and how the
+    test serves the body (`conformance.evidence.convert.to_corpus_form`)."""
     source_sha256: str = ""
     """SHA-256 of the file as its repository holds it at `commit` (empty: not known, only the
     converted form is checked)."""
