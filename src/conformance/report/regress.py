@@ -13,6 +13,7 @@ from conformance.report.matrix import Matrix, Verdict
 
 RANK: dict[Verdict, int] = {
     "pass": 0,
+    "policy": 1,
     "unsupported": 1,
     "not_offered": 2,
     "skipped": 3,
