@@ -88,9 +88,8 @@ def _report(
         return code
     print(f"{verdict}: {reason}")
     if res.evidence_class:
-        print(
-            f"class: {res.evidence_class} (wire: {res.wire_source or 'none replayed'}; rule: {res.rule_source or 'no source'})"
-        )
+        wire, rule = res.wire_source or "none replayed", res.rule_source or "no source"
+        print(f"class: {res.evidence_class} (wire: {wire}; rule: {rule})")
     if entries:
         print(render_diff(list(entries)))
     if show_expected and verdict == "fail":

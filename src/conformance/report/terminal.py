@@ -140,7 +140,5 @@ class MatrixTable:
                         cls = f" ({res.evidence_class})" if res.evidence_class else ""
                         yield Text(f"{symbol} {res.scenario}[{res.provider}]{cls}: {res.reason}", style=style)
                         if res.evidence_class and res.verdict != "policy":
-                            yield Text(
-                                f"    wire: {res.wire_source or 'none replayed'}; rule: {res.rule_source or 'no source'}",
-                                style="dim",
-                            )
+                            wire, rule = res.wire_source or "none replayed", res.rule_source or "no source"
+                            yield Text(f"    wire: {wire}; rule: {rule}", style="dim")

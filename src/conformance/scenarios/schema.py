@@ -21,7 +21,7 @@ applies_to: [openai]            # only these providers (default: all); others ar
 judge_token_limit: true         # encode: judge the token limit sent when the conversation sets none
 token_limit_room: 20            # encode: the limit must fit the window left after a prompt of >= 20 tokens
 request_rules: true             # encode: judged by the provider's request rules, `expected: {keeps: [...]}`
-basis: provider                 # provider (default): a provider fact, with its `source` | policy: the harness's recommendation
+basis: provider                 # provider (default): a provider fact, with its `source`; policy: a recommendation
 source: "https://… — 'quoted sentence'"   # where a provider fact comes from (doc + quote, a real 4xx, real 2xx)
 policy_settings: [max_wait_s]   # basis: policy — the settings of runtime.protocol.POLICY_SETTINGS it rests on
 ```

@@ -216,11 +216,11 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     try:
         outcome = ctx.runtime.turn(request)
     except ReplayMismatch as exc:
-        failure = mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
+        mismatch = mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
         early = sooner_than_hinted(expected, clock.sleeps)
         if early is not None:
-            failure.diff.append(early)
-        return failure
+            mismatch.diff.append(early)
+        return mismatch
     named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
     actual = {
         "requests": [{"key": _key_index(r, keys)} if i in named else {} for i, r in enumerate(transport.log)],
