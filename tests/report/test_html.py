@@ -130,7 +130,7 @@ def test_regressions_between_runs() -> None:
     assert '<option value="regressed">' in html
     assert island(html)["regressed"] == {"openai/stream_text": "pass"}
     assert (
-        "Verdicts from best to worst: pass &lt; unsupported &lt; not_offered &lt; skipped &lt; missing &lt; fail &lt; error"
+        "Verdicts from best to worst: pass &lt; policy &lt; unsupported &lt; not_offered &lt; skipped &lt; missing &lt; fail &lt; error"
         in html
     )
     same = render_html(before, previous=before)
@@ -142,6 +142,7 @@ def test_regressions_between_runs() -> None:
 def test_regression_order() -> None:
     assert sorted(RANK, key=RANK.__getitem__) == [
         "pass",
+        "policy",
         "unsupported",
         "not_offered",
         "skipped",
