@@ -107,7 +107,7 @@ def _classified(
     from conformance.runtime.protocol import Declaration
 
     res = result(scenario, args.provider, verdict, reason, diff=list(entries))  # type: ignore[arg-type]
-    if verdict == "fail" and scenario.check != "repair":
+    if verdict == "fail" and (Path(args.root) / scenario.cassette_rel(args.provider)).is_file():
         res.cassette = scenario.cassette_rel(args.provider)
     res = policy_verdict(Declaration(name="runtime"), scenario, res)
     return classify(res, scenario, Path(args.root))
