@@ -191,3 +191,10 @@ def test_the_policy_rows_are_marked_so(turn_rows: list[Scenario]) -> None:
     } <= policy
     # what the provider asks is not policy: its hint, and a 400 that no retry cures
     assert not policy & {"retry_429_retry_after", "retry_gemini_retry_info", "retry_never_invalid_request"}
+
+
+def test_a_declared_policy_broken_is_sourced_by_the_declaration(turn_rows: list[Scenario]) -> None:
+    got = _row(_results(policy_mutants.OneAttemptTooMany(), turn_rows), "retry_attempt_cap")["openai"]
+    assert got.verdict == "fail" and got.rule_source == "policy the runtime declared: max_attempts"
+    # the wire it replays is authored and cites no document: the class stays unverified
+    assert (got.wire_source, got.evidence_class) == ("authored, no source", "unverified")

@@ -9,7 +9,9 @@ Every result names where its wire comes from and where its rule comes from:
   (recorded from a server on this machine). A check that replays no provider answer has no wire to
   source (`None`, which does not count against the class).
 - **rule source**: for request findings, the rule book's `RequestFinding.source`; else the scenario's
-  `source`; `policy: <settings>` on policy rows. Empty or None: unsourced.
+  `source`; `policy: <settings>` on policy rows, `policy the runtime declared: <settings>` when it
+  fails a policy it declared (a policy row that fails on a provider fact inside it is sourced as
+  any row). Empty or None: unsourced.
 
 The class of a result that is not green: `policy` for policy rows (the `policy` verdict, and rows not
 offered because the runtime cannot be given the setting); `defect` for a wrong or extra value or a crash,
@@ -81,7 +83,12 @@ def wire_sourced(source: str | None) -> bool:
 def rule_source(res: ScenarioResult, scenario: Scenario) -> str | None:
     """Where the rule a result applies comes from (see the module's doc); None: unsourced."""
     if scenario.spec.basis == "policy":
-        return "policy: " + ", ".join(scenario.spec.policy_settings)
+        settings = ", ".join(scenario.spec.policy_settings)
+        if res.verdict != "fail":
+            return "policy: " + settings
+        if not any(e.basis == "provider" for e in res.diff):
+            return "policy the runtime declared: " + settings
+    # a policy row that fails on a provider fact inside it is sourced as any row
     failing = [f for f in res.requests if f.verdict == "fail"]
     only_requests = bool(res.diff) and all(
         e.path.startswith("request") and not e.path.startswith("requests") for e in res.diff
