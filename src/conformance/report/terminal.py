@@ -120,9 +120,10 @@ class MatrixTable:
         defects, gaps = m.defects, m.gaps
         if sum(defects.values()) or sum(gaps.values()):
             yield Text(
-                f"runtime {m.runtime}: {sum(defects.values())} defects ({defects.get('wrong', 0)} wrong, "
+                f"runtime {m.runtime}: {sum(defects.values())} did something else ({defects.get('wrong', 0)} wrong, "
                 f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
-                f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered)"
+                f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered); "
+                "whether that is a defect, the evidence classes say"
             )
         classes = m.class_counts
         if sum(classes.values()):
