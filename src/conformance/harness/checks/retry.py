@@ -312,8 +312,15 @@ def judge_request_log(
             continue
         low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S)
         if not low <= gap <= high:
+            early = want[1] in HINTED and gap < low  # sooner than the provider asked: a provider fact
             problems.append(
-                DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap)
+                DiffEntry(
+                    path=f"waits[{i}]",
+                    change="changed",
+                    expected=f"[{low:g}, {high:g}] s",
+                    actual=gap,
+                    basis="provider" if early else None,
+                )
             )
     focus = focus_of(scenario)
     return outcome_kind(expected, focus), outcome_kind(actual, focus), problems
