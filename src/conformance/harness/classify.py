@@ -118,7 +118,12 @@ def classify(res: ScenarioResult, scenario: Scenario, root: Path) -> ScenarioRes
     if res.verdict in ("pass", "unsupported", "missing", "skipped"):
         return res
     cassette = res.cassette
-    if cassette is None and res.verdict == "not_offered" and scenario.check not in ("repair", "transcript", "store"):
+    # a row not offered, or one whose runtime crashed, was given no cassette: the scenario's is its wire
+    if (
+        cassette is None
+        and res.verdict in ("not_offered", "error")
+        and scenario.check not in ("repair", "transcript", "store")
+    ):
         path = scenario.cassette_path(res.provider, root)
         cassette = (
             (path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)) if path.is_file() else None
