@@ -188,6 +188,8 @@ def test_the_policy_rows_are_marked_so(turn_rows: list[Scenario]) -> None:
         "retry_overloaded_backoff",
         "encode_max_tokens_output_limit",
         "encode_max_tokens_window_remainder",
+        "auto_compact_at_threshold",
+        "trim_derived_caps",
     } <= policy
     # what the provider asks is not policy: its hint, and a 400 that no retry cures
     assert not policy & {"retry_429_retry_after", "retry_gemini_retry_info", "retry_never_invalid_request"}

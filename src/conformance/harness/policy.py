@@ -72,11 +72,18 @@ def _clamp_holds(value: float, scenario: Scenario, provider: str) -> bool:
     return bool(value)
 
 
+def _never_holds(value: float, scenario: Scenario, provider: str) -> bool:
+    """A threshold or a cutting rule of the runtime's own: the row's numbers follow the harness's."""
+    return False
+
+
 HOLDS: dict[str, Callable[[float, Scenario, str], bool]] = {
     "max_wait_s": _max_wait_holds,
     "max_attempts": _max_attempts_holds,
     "backoff_growth": _growth_holds,
     "clamp_max_tokens": _clamp_holds,
+    "compact_threshold": _never_holds,
+    "trim_budget": _never_holds,
 }
 """Per policy setting: whether a row's expectation holds under a value the runtime declared as its own
 (a wait ceiling below the row's hint gives up alike; an attempt cap that reaches the row's last request)."""

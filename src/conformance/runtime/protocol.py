@@ -250,6 +250,8 @@ POLICY_SETTINGS: dict[str, str] = {
     "max_attempts": "the most requests one turn sends (the first one included)",
     "backoff_growth": "how much each back-off wait grows over the one before (its factor)",
     "clamp_max_tokens": "whether a token limit above what the model or window leaves is lowered before sending",
+    "compact_threshold": "the share of the context window at which a history is compacted",
+    "trim_budget": "how older turns and tool results are cut to fit a token or character budget",
 }
 """The policy settings a scenario may rest on (`basis: policy`, `policy_settings`): recommendations of
 the harness, not provider facts. A runtime declares each one it has (`Declaration.policy`)."""
