@@ -133,6 +133,9 @@ class AnthropicSdkRuntime:
         providers=dialect_providers("anthropic"),
         not_offered=NOT_OFFERED,
         exposed_fields=SDK_EXPOSED,
+        # `max_retries` is the caller's; a `retry-after` is slept as long as it says ("If the API asks
+        # us to wait a certain amount of time, just do what it says"): no ceiling can be given
+        policy={"max_attempts": "settable", "max_wait_s": "unavailable"},
     )
 
     def _check(self, provider: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "runtimes.md"
-COLUMNS = ("pass", "fail", "error", "not_offered", "skipped", "unsupported", "missing")
+COLUMNS = ("pass", "fail", "error", "policy", "not_offered", "skipped", "unsupported", "missing")
 
 Row = tuple[str, str, Counter[str]]
 """(runtime label, provider or provider group, cell verdict counts)."""

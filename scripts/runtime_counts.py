@@ -7,12 +7,16 @@
 Cells (provider × feature) as matrix.json counts them, per runtime and provider group, for the
 library versions of examples/constraints.txt. tests/examples/test_runtime_counts.py runs --check.
 
-The second table lists every red row (fail or error) of every example adapter with the providers
-it is red on and, written by hand, its class (`defect`: the library does it wrong against the
-provider's documented semantics; `limitation`: it does not do or expose it; `convention`: it keeps
-a form the provider allows where the normalized form chooses another) and what the library does.
-`--write` keeps what was written for a row and adds new rows as `unread`; `--check` (and the test)
-fail on an `unread` row and on rows no longer red, or red on other providers.
+The second table lists every red row (fail or error) of every example adapter, and every row that
+differs from the recommended policy (`policy`), with the providers it is on and — computed from the
+results' evidence (`conformance.harness.classify`), never written by hand — its class (`defect`: a
+wrong or extra value or a crash on a sourced wire under a sourced rule; `limitation`: a missing value
+or a row not offered, sourced alike; `policy`; `unverified`: the wire or the rule has no source), its
+wire source and its rule source. Written by hand and kept by `--write` (keyed by row): what the
+library does, and what a search of the library's issue tracker found (an existing report, a
+maintainer's word that it is intended — a design choice, then —, or nothing). `--write` adds new rows
+as `unread`; `--check` (and the test) fail on an `unread` row, on a row whose providers, class or
+sources drifted, and on a `defect` without a tracker search.
 """
 
 from __future__ import annotations
@@ -75,50 +79,140 @@ def count(label: str, groups: tuple[str, ...] | None = None) -> list[Row]:
 
 
 Red = tuple[str, str, str]
-"""(runtime label, scenario, verdict) of a red row."""
+"""(runtime label, scenario, verdict) of a red row (or a row that differs from the recommended policy)."""
+SHOWN = ("fail", "error", "policy")
+"""Verdicts of the rows the classification table lists: red ones, and policy differences (never red)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What fresh runs say of one row: its providers, and per provider its class, wire and rule source."""
+
+    providers: list[str]
+    classes: dict[str, str]
+    wires: dict[str, str]
+    rules: dict[str, str]
+
+    def _joined(self, per: dict[str, str]) -> str:
+        values = [per[p] for p in self.providers]
+        if len(set(values)) == 1:
+            return values[0]
+        groups: dict[str, list[str]] = {}
+        for p in self.providers:
+            groups.setdefault(per[p], []).append(p)
+        return "; ".join(f"{v} ({', '.join(ps)})" for v, ps in groups.items())
+
+    @property
+    def cls(self) -> str:
+        return self._joined(self.classes)
+
+    @property
+    def wire(self) -> str:
+        return self._joined(self.wires)
+
+    @property
+    def rule(self) -> str:
+        return self._joined(self.rules)
+
+
+def _cell(text: str | None, default: str) -> str:
+    return (text or default).replace("|", "/").replace("\n", " ")
+
+
+def evidence_rows(label: str) -> dict[Red, Evidence]:
+    """Every red (or policy) row of an adapter's fresh runs, with the evidence of each provider's result."""
+    order = [p for g in GROUPS.values() for p in g]
+    out: dict[Red, Evidence] = {}
+    for group in RUNS[label].groups:
+        for r in _fresh(label, group)[1]:
+            if r.verdict in SHOWN:
+                ev = out.setdefault((label, r.scenario, r.verdict), Evidence([], {}, {}, {}))
+                ev.providers.append(r.provider)
+                ev.classes[r.provider] = r.evidence_class or "unverified"
+                ev.wires[r.provider] = _cell(r.wire_source, "none replayed")
+                ev.rules[r.provider] = _cell(r.rule_source, "no source")
+    for ev in out.values():
+        ev.providers.sort(key=order.index)
+    return dict(sorted(out.items()))
 
 
 def red_rows(label: str) -> dict[Red, list[str]]:
-    """Every red row of an adapter's fresh runs: (label, scenario, verdict) → the providers it is red on."""
-    order = [p for g in GROUPS.values() for p in g]
-    out: dict[Red, list[str]] = {}
-    for group in RUNS[label].groups:
-        for r in _fresh(label, group)[1]:
-            if r.verdict in ("fail", "error"):
-                out.setdefault((label, r.scenario, r.verdict), []).append(r.provider)
-    return {k: sorted(v, key=order.index) for k, v in sorted(out.items())}
+    """Every red (or policy) row of an adapter's fresh runs: (label, scenario, verdict) → its providers."""
+    return {k: v.providers for k, v in evidence_rows(label).items()}
 
 
-def documented_classes() -> dict[Red, tuple[str, str, str]]:
-    """The classification table: (label, scenario, verdict) → (providers, class, what the library does)."""
-    out: dict[Red, tuple[str, str, str]] = {}
+FIXED = 7
+"""Columns of the classification table before the hand-written ones (what the library does, tracker)."""
+HEAD = (
+    "| runtime | row | verdict | providers | class | wire source | rule source | what the library does "
+    "| issue tracker |"
+)
+
+
+@dataclass(frozen=True)
+class Documented:
+    """One row of the classification table as docs/runtimes.md has it."""
+
+    providers: str
+    cls: str
+    wire: str
+    rule: str
+    reading: str
+    """What the library does (written by hand)."""
+    tracker: str
+    """What a search of the library's issue tracker found (written by hand)."""
+
+
+def documented_classes() -> dict[Red, Documented]:
+    """The classification table: (label, scenario, verdict) → its documented cells."""
+    out: dict[Red, Documented] = {}
     for line in CLASSES.documented().splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        label, scenario, verdict, providers, cls, reading = (*cells[:5], " | ".join(cells[5:]))
-        out[(label, scenario.strip("`"), verdict)] = (providers, cls, reading)
+        label, scenario, verdict, providers, cls, wire, rule = cells[:FIXED]
+        reading, tracker = " | ".join(cells[FIXED:-1]), cells[-1] if len(cells) > FIXED else ""
+        out[(label, scenario.strip("`"), verdict)] = Documented(providers, cls, wire, rule, reading, tracker)
     return out
 
 
-def render_classes(fresh: dict[Red, list[str]], known: dict[Red, tuple[str, str, str]]) -> str:
-    head = "| runtime | row | verdict | providers | class | what the library does |"
+def render_classes(fresh: dict[Red, Evidence], known: dict[Red, Documented]) -> str:
+    """The table from fresh evidence, keeping the hand-written reading and tracker note of each row
+    (a row once classed under another verdict keeps them too); a new row's reading is `unread`."""
+    by_row = {(k[0], k[1]): v for k, v in known.items()}
     body = []
-    for key, providers in fresh.items():
-        _, cls, reading = known.get(key, ("", UNREAD, ""))
+    for key, ev in fresh.items():
+        doc = known.get(key) or by_row.get((key[0], key[1]))
+        reading, tracker = (doc.reading, doc.tracker) if doc else (UNREAD, "")
         label, scenario, verdict = key
-        body.append(f"| {label} | `{scenario}` | {verdict} | {', '.join(providers)} | {cls} | {reading} |")
-    return "\n".join([head, "|---|---|---|---|---|---|", *body])
+        body.append(
+            f"| {label} | `{scenario}` | {verdict} | {', '.join(ev.providers)} | {ev.cls} | {ev.wire} | {ev.rule} "
+            f"| {reading} | {tracker or '—'} |"
+        )
+    return "\n".join([HEAD, "|---|---|---|---|---|---|---|---|---|", *body])
+
+
+def untracked_defects(table: str) -> list[str]:
+    """Rows classed `defect` whose issue-tracker search is not written down."""
+    out = []
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if "defect" in cells[4] and cells[-1] in ("", "—"):
+            out.append(f"{cells[0]} {cells[1]}")
+    return out
 
 
 def _classes(argv: list[str]) -> int:
-    """--write: rewrite the classification table keeping what was written; --check: exit 1 when it drifted."""
-    fresh = {k: v for label in RUNS if label != "reference" for k, v in red_rows(label).items()}
+    """--write: rewrite the classification table from fresh evidence, keeping what was written by
+    hand; --check: exit 1 when it drifted, a row is unread, or a defect has no tracker search."""
+    fresh = {k: v for label in RUNS if label != "reference" for k, v in evidence_rows(label).items()}
     table = render_classes(fresh, documented_classes())
     if "--write" in argv:
         CLASSES.write(table)
     elif "--check" in argv:
-        documented = {k: v[0] for k, v in documented_classes().items()}
-        if UNREAD in table or {k: ", ".join(v) for k, v in fresh.items()} != documented:
+        problems = untracked_defects(table)
+        if UNREAD in table or table != CLASSES.documented() or problems:
             sys.stdout.write(f"docs/runtimes.md's red rows drifted; fresh runs give:\n{table}\n")
+            if problems:
+                sys.stdout.write(f"defects without an issue-tracker search: {problems}\n")
             return 1
     return 0
 

@@ -558,7 +558,7 @@ class ScenarioItem(pytest.Item):
         res = self.ahead if self.ahead is not None else run_check(self.scenario, self.provider, _context(self.config))
         self.result = res
         self.user_properties.append(("verdict", res.verdict))
-        if res.verdict in ("unsupported", "not_offered", "missing", "skipped"):
+        if res.verdict in ("unsupported", "not_offered", "missing", "skipped", "policy"):
             pytest.skip(f"{res.verdict}: {res.reason}")
         if res.verdict in ("fail", "error"):
             raise ScenarioFailed(res)

@@ -77,3 +77,31 @@ def test_without_json_the_text_is_unchanged(tmp_path: Path, capsys: pytest.Captu
     code = main(["check", "text_basic", "--provider", "openai", "--actual", str(path), "--root", str(ROOT)])
     assert code == 0
     assert capsys.readouterr().out.startswith("pass: text_basic[openai] matches the expected normalized form")
+
+
+def test_a_red_result_names_its_evidence_and_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    actual = copy.deepcopy(OUTCOME)
+    actual["message"]["stop_reason"] = "length"
+    code, got = _check(tmp_path, capsys, actual)
+    assert code == 1 and got["basis"] == "provider"
+    # the bundled cassette is authored and cites no document: the wrong value cannot be called a defect
+    assert got["wire_source"] == "authored, no source" and got["class"] == "unverified"
+
+
+def test_a_policy_row_that_differs_only_from_the_recommendation_is_not_a_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check` is given no declared policy: a token limit passed through as the caller asked it
+    differs from the recommended clamp, and nothing else."""
+    from conformance.scenarios import load_scenarios
+
+    (scenario,) = load_scenarios(ROOT / "scenarios", only=["encode_max_tokens_output_limit"])
+    body = copy.deepcopy(scenario.expected_for("openai"))
+    body["max_completion_tokens"] = 1_000_000
+    path = tmp_path / "actual.json"
+    path.write_text(json.dumps(body))
+    args = ["check", "encode_max_tokens_output_limit", "--provider", "openai", "--actual", str(path)]
+    code = main([*args, "--root", str(ROOT), "--json"])
+    got = json.loads(capsys.readouterr().out)
+    assert (code, got["verdict"], got["class"], got["basis"]) == (0, "policy", "policy", "policy")
+    assert got["differences"][0]["basis"] == "policy"

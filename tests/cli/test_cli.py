@@ -68,6 +68,7 @@ def test_run_writes_the_matrix_and_exits_by_verdict(tmp_path: Path, capsys: pyte
         "error": 0,
         "skipped": 0,
         "not_offered": 0,
+        "policy": 0,
     }
     assert "✓ 1/1" in capsys.readouterr().out
     (root / "scenarios/responses/text_hello.yaml").write_text(SCENARIO.replace('text: "Hello!"', 'text: "Bye"'))

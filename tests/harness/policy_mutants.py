@@ -1,7 +1,11 @@
 """Mutant runtimes for the retry-policy boundary rows: the reference turn loop with one realistic
 policy bug each (a constant back-off, one attempt too many, a 400 retried, a long hint waited out,
 keys rotated on overload, a proxy's `tool_type` rejection not retried in Gemini's shapes). Each bug is planted by swapping the loop's decision function or its
-settings for the length of one turn."""
+settings for the length of one turn.
+
+Each mutant declares the policy it breaks (`Declaration.policy`: it says it follows the row's setting),
+so a policy row judges it and turns red; `undeclared(mutant)` is the same bug in a runtime that
+declares no policy, which a policy row reads as "differs from the recommended policy", never red."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from unittest import mock
 from conformance.model import ProviderError
 from conformance.runtime import retry, turn
 from conformance.runtime.clock import Clock
-from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.protocol import POLICY_SETTINGS, SETTABLE, Declaration, TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 
 Decide = Callable[..., retry.Decision]
@@ -26,6 +30,22 @@ def _deciding(wrap: Callable[[Decide], Decide]) -> Iterator[None]:
         yield
 
 
+def declaring(name: str, **policy: Any) -> Declaration:
+    """A declaration of `policy` (every other setting settable, as the reference declares them)."""
+    return Declaration(name=name, policy={**dict.fromkeys(POLICY_SETTINGS, SETTABLE), **policy})
+
+
+def undeclared(mutant: type[ReferenceRuntime]) -> ReferenceRuntime:
+    """The mutant's bug in a runtime that declares no policy at all."""
+
+    class Undeclared(mutant):  # type: ignore[valid-type,misc]
+        @property
+        def declaration(self) -> Declaration:
+            return Declaration(name=self.name)
+
+    return Undeclared()
+
+
 def _policy(request: TurnRequest, **changes: Any) -> None:
     request.settings = {**request.settings, "policy": {**request.settings.get("policy", {}), **changes}}
 
@@ -34,6 +54,10 @@ class ConstantBackoff(ReferenceRuntime):
     """Backs off a constant twice the base (2 s) instead of doubling: factor 1."""
 
     name = "mutant-constant-backoff"
+
+    @property
+    def declaration(self) -> Declaration:
+        return declaring(self.name, backoff_growth=SETTABLE, max_attempts=SETTABLE)
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         base = float(request.settings.get("policy", {}).get("base_s", 1.0))
@@ -45,6 +69,10 @@ class OneAttemptTooMany(ReferenceRuntime):
     """Counts retries against `max_attempts` instead of attempts: one request more than allowed."""
 
     name = "mutant-one-attempt-too-many"
+
+    @property
+    def declaration(self) -> Declaration:
+        return declaring(self.name, max_attempts=SETTABLE)
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         _policy(request, max_attempts=int(request.settings.get("policy", {}).get("max_attempts", 4)) + 1)
@@ -81,6 +109,10 @@ class WaitsOutLongHints(ReferenceRuntime):
     """Has no ceiling on a provider's hint: waits 300 s when the policy allows 60 s."""
 
     name = "mutant-no-max-wait"
+
+    @property
+    def declaration(self) -> Declaration:
+        return declaring(self.name, max_wait_s=SETTABLE)
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         _policy(request, max_wait_s=10.0**9)

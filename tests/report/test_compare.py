@@ -58,6 +58,7 @@ def test_merge_is_the_union_of_providers_and_features() -> None:
         "error": 1,
         "skipped": 0,
         "not_offered": 0,
+        "policy": 0,
         NOT_RUN: 1,
     }
     assert cmp.counts(1) == {
@@ -68,6 +69,7 @@ def test_merge_is_the_union_of_providers_and_features() -> None:
         "error": 1,
         "skipped": 1,
         "not_offered": 0,
+        "policy": 0,
         NOT_RUN: 2,
     }
 

@@ -36,7 +36,9 @@ def test_summary_counts_and_provenance() -> None:
         "2026-11-20 – 2026-11-22, 1 authored (by hand or with the emulator) 2026-11-21, 2 models" in html
     )
     assert "<td>claude-sonnet-4-5</td>" in html
-    assert '<b data-kind-count="defects">1</b> defects' in html  # the stream_multibyte diff: a wrong value
+    assert (
+        '<b data-kind-count="defects">1</b> wrong, extra or crash' in html
+    )  # the stream_multibyte diff: a wrong value
 
 
 def test_groups_rows_and_columns() -> None:
@@ -130,7 +132,7 @@ def test_regressions_between_runs() -> None:
     assert '<option value="regressed">' in html
     assert island(html)["regressed"] == {"openai/stream_text": "pass"}
     assert (
-        "Verdicts from best to worst: pass &lt; unsupported &lt; not_offered &lt; skipped &lt; missing &lt; fail &lt; error"
+        "Verdicts from best to worst: pass &lt; policy &lt; unsupported &lt; not_offered &lt; skipped &lt; missing &lt; fail &lt; error"
         in html
     )
     same = render_html(before, previous=before)
@@ -142,6 +144,7 @@ def test_regressions_between_runs() -> None:
 def test_regression_order() -> None:
     assert sorted(RANK, key=RANK.__getitem__) == [
         "pass",
+        "policy",
         "unsupported",
         "not_offered",
         "skipped",

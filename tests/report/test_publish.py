@@ -69,6 +69,7 @@ def test_denominators_leave_unsupported_out(site: Path) -> None:
         "unsupported": 1,
         "not_offered": 0,
         "skipped": 0,
+        "policy": 0,
     }
     gemini = json.loads((site / "api/providers/gemini.json").read_text())["runtimes"]["reference"][-1]["cells"]
     assert (gemini["error_overloaded"]["passed"], gemini["error_overloaded"]["judged"]) == (

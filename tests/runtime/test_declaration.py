@@ -48,3 +48,23 @@ def test_exposed_fields_only_limit_optional_paths() -> None:
 def test_json_round_trip() -> None:
     decl = Declaration(name="x", version="2", providers=frozenset({"a", "b"}), not_offered=frozenset({"f"}))
     assert Declaration.from_json(decl.to_json()) == decl
+
+
+def test_a_declared_policy_round_trips_through_the_handshake_form() -> None:
+    decl = Declaration.from_json(
+        {"name": "lib", "policy": {"max_attempts": "settable", "max_wait_s": "unavailable", "backoff_growth": 2}}
+    )
+    assert decl.policy_value("max_attempts") == "settable"
+    assert decl.policy_value("backoff_growth") == 2.0
+    assert decl.policy_value("clamp_max_tokens") is None
+    assert Declaration.from_json(decl.to_json()) == decl
+    assert declaration_of(_Bare()).policy is None
+
+
+def test_a_policy_that_does_not_read_is_refused_naming_the_setting() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match=r"policy\.max_wait is not a policy setting"):
+        Declaration.from_json({"policy": {"max_wait": 60}})
+    with pytest.raises(ValueError, match=r"policy\.max_wait_s must be"):
+        Declaration.from_json({"policy": {"max_wait_s": "sometimes"}})

@@ -9,7 +9,11 @@ form. Exit 0 on pass (or a row the provider does not support), 1 on fail or miss
 `{"scenario", "provider", "check", "verdict", "fail_kind", "reason", "differences", "expected",
 "actual"}` where `verdict` is `pass`, `fail`, `unsupported` or `missing`, and each difference is
 `{"path", "change", "kind", "expected", "actual"}` with `kind` `wrong`, `missing` or `extra`
-(the matrix's typed differences; docs/other-runtimes.md).
+(the matrix's typed differences; docs/other-runtimes.md). It also names the row's `basis`
+(`provider` or `policy`), and for a result that is not green its evidence: `wire_source`,
+`rule_source` and `class` (`defect`, `limitation`, `policy` or `unverified`). A policy row
+(`basis: policy`) that differs only from the recommended policy is `policy`, exit 0: `check` is
+given no declaration of the runtime's own policy.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def _report(
     from conformance.compare import render_diff
     from conformance.compare.results import fail_kind
 
+    res = _classified(args, scenario, verdict, reason, entries)
+    verdict, reason = res.verdict, res.reason
     code = 1 if verdict in ("fail", "missing") else 0
     if getattr(args, "json", False):
         out = {
@@ -65,20 +71,46 @@ def _report(
             "provider": args.provider,
             "check": scenario.check,
             "verdict": verdict,
-            "fail_kind": fail_kind(list(entries)),
+            "fail_kind": fail_kind(list(entries)) if verdict != "policy" else None,
             "reason": reason,
-            "differences": [e.model_dump(include={"path", "change", "kind", "expected", "actual"}) for e in entries],
+            "differences": [
+                e.model_dump(include={"path", "change", "kind", "expected", "actual", "basis"}, exclude_none=True)
+                for e in entries
+            ],
             "expected": expected,
             "actual": actual,
+            "basis": res.basis,
+            "class": res.evidence_class,
+            "wire_source": res.wire_source,
+            "rule_source": res.rule_source,
         }
         print(json.dumps(out, ensure_ascii=False, default=str))
         return code
     print(f"{verdict}: {reason}")
+    if res.evidence_class:
+        wire, rule = res.wire_source or "none replayed", res.rule_source or "no source"
+        print(f"class: {res.evidence_class} (wire: {wire}; rule: {rule})")
     if entries:
         print(render_diff(list(entries)))
     if show_expected and verdict == "fail":
         print("expected:\n" + json.dumps(expected, indent=2, ensure_ascii=False))
     return code
+
+
+def _classified(
+    args: argparse.Namespace, scenario: Any, verdict: str, reason: str, entries: Sequence[DiffEntry]
+) -> Any:
+    """The verdict as a `ScenarioResult`, read as a policy row where it is one, with its evidence."""
+    from conformance.harness.classify import classify
+    from conformance.harness.context import result
+    from conformance.harness.policy import policy_verdict
+    from conformance.runtime.protocol import Declaration
+
+    res = result(scenario, args.provider, verdict, reason, diff=list(entries))  # type: ignore[arg-type]
+    if verdict == "fail" and (Path(args.root) / scenario.cassette_rel(args.provider)).is_file():
+        res.cassette = scenario.cassette_rel(args.provider)
+    res = policy_verdict(Declaration(name="runtime"), scenario, res)
+    return classify(res, scenario, Path(args.root))
 
 
 def run(args: argparse.Namespace) -> int:

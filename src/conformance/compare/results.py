@@ -8,12 +8,23 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from conformance.codecs.request_form import RequestFinding
 
-Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped", "not_offered"]
+Verdict = Literal["pass", "fail", "unsupported", "missing", "error", "skipped", "not_offered", "policy"]
 """pass/fail: judged; unsupported: a provider fact; missing: no evidence yet; error: misuse or a crash;
 skipped: the runtime under test lacks a capability the check needs; not_offered: the runtime declares it does
-not offer this provider, feature or field (its `Declaration`), counted apart from fail."""
+not offer this provider, feature or field (its `Declaration`), counted apart from fail; policy: a row whose
+expectation is the harness's recommended policy (a wait ceiling, back-off growth, an attempt cap, a
+client-side clamp) differs from what a runtime does that never declared that policy — counted apart,
+never a fail and never a defect."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
+
+Basis = Literal["provider", "policy"]
+"""What an expectation rests on: a `provider` fact (with its source), or a `policy` of the harness."""
+EvidenceClass = Literal["defect", "limitation", "policy", "unverified"]
+"""What a red result says once its evidence is weighed (`harness.evidence`): a `defect` (a wrong value,
+an extra one or a crash, on a sourced wire under a sourced rule), a `limitation` (a missing value or a row
+not offered, sourced alike), a `policy` difference, or `unverified` (the wire or the rule has no source)."""
+EVIDENCE_CLASSES: tuple[EvidenceClass, ...] = get_args(EvidenceClass)
 
 FailKind = Literal["wrong", "missing", "extra", "crash"]
 """What a difference is: a `wrong` value, a `missing` one (expected, not given), an `extra` one (given,
@@ -41,6 +52,9 @@ class DiffEntry(BaseModel):
     actual: Any = None
     kind: FailKind | None = None
     """`wrong`, `missing` or `extra`, from `change` when not given."""
+    basis: Basis | None = None
+    """On a policy row: whether this difference breaks a provider fact (a wait shorter than the
+    provider asked for, a request the provider reads otherwise) or only the recommended policy."""
 
     @model_validator(mode="after")
     def _kind(self) -> DiffEntry:
@@ -87,6 +101,17 @@ class ScenarioResult(BaseModel):
     """Where the cassette came from: written by hand (`authored`), recorded from a server on this
     machine such as the emulator (`emulated`), or recorded from the live provider (`recorded`), as
     its `meta` says. Only `recorded` is live evidence."""
+    basis: Basis = "provider"
+    """What the row's expectation rests on: a provider fact, or a policy of the harness (its scenario's `basis`)."""
+    wire_source: str | None = None
+    """Where the replayed wire comes from: `recorded: <recording>` (real traffic), `authored: <doc it
+    follows>` (an authored cassette whose `meta` cites a document), or `authored, no source`."""
+    rule_source: str | None = None
+    """Where the rule the row applies comes from: the scenario's `source`, or for request findings the
+    rule book's `RequestFinding.source`; `policy: <setting>` on policy rows; None when unsourced."""
+    evidence_class: EvidenceClass | None = None
+    """For results that are not green (fail, error about the runtime, not offered, policy): what the
+    evidence makes of them (`harness.evidence.classify`)."""
 
     @model_validator(mode="after")
     def _typed(self) -> ScenarioResult:

@@ -35,6 +35,7 @@ SYMBOLS: dict[Verdict, str] = {
     "missing": "·",
     "skipped": "○",
     "not_offered": "–",
+    "policy": "≈",
 }
 RAN: tuple[Verdict, ...] = ("pass", "fail", "error")
 """Verdicts of scenarios that really ran; a cell's pass count is over these."""

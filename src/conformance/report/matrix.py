@@ -9,7 +9,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from conformance.compare.results import VERDICTS, DiffEntry, ScenarioResult, Verdict
+from conformance.compare.results import EVIDENCE_CLASSES, VERDICTS, DiffEntry, ScenarioResult, Verdict
 
 SCHEMA_VERSION = 1
 DEFECT_KINDS = ("wrong", "extra", "crash")
@@ -210,6 +210,17 @@ class Matrix(BaseModel):
                 total.counts[verdict] = total.counts.get(verdict, 0) + n
         return total
 
+    class_counts: dict[str, int] = Field(default_factory=dict)
+    """Scenario results that are not green, by the class their evidence gives them (`defect`,
+    `limitation`, `policy`, `unverified`; `harness.classify`); filled from the cells when absent."""
+
+    @model_validator(mode="after")
+    def _count_classes(self) -> Matrix:
+        if not self.class_counts:
+            results = [r for c in self.cells for r in c.results]
+            self.class_counts = {k: sum(1 for r in results if r.evidence_class == k) for k in EVIDENCE_CLASSES}
+        return self
+
     @model_validator(mode="after")
     def _count_kinds(self) -> Matrix:
         if not self.defects and not self.gaps:
@@ -267,11 +278,21 @@ class Matrix(BaseModel):
             raise InputError(f"not a matrix.json: {one_line(exc)}", where=str(path)) from None
 
 
-_PRECEDENCE: tuple[Verdict, ...] = ("error", "fail", "pass", "skipped", "not_offered", "missing", "unsupported")
+_PRECEDENCE: tuple[Verdict, ...] = (
+    "error",
+    "fail",
+    "policy",
+    "pass",
+    "skipped",
+    "not_offered",
+    "missing",
+    "unsupported",
+)
 
 
 def cell_verdict(results: list[ScenarioResult]) -> Verdict:
-    """error > fail > pass > skipped > missing > unsupported: a cell fails if any scenario fails."""
+    """error > fail > policy > pass > skipped > missing > unsupported: a cell fails if any scenario
+    fails; one whose only difference is from the recommended policy is `policy`, never red."""
     present = {r.verdict for r in results}
     for verdict in _PRECEDENCE:
         if verdict in present:

@@ -32,7 +32,7 @@ from conformance.scenarios.catalog import GROUPS
 
 JUDGED = ("pass", "fail", "error", "missing")
 """Scenario verdicts a cell's denominator counts."""
-APART = ("unsupported", "not_offered", "skipped")
+APART = ("unsupported", "not_offered", "skipped", "policy")
 """Scenario verdicts shown beside the count, never in it."""
 MAX_DEPTH = 3
 """How deep below the runs directory a `matrix.json` is looked for."""

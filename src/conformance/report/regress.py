@@ -1,6 +1,7 @@
 """Cells that got worse between two runs (the release gate of `conformance report`).
 
-Verdicts are ordered best to worst: pass < unsupported < skipped < missing < fail < error. A cell
+Verdicts are ordered best to worst: pass < policy < unsupported < not_offered < skipped < missing <
+fail < error (`policy`: differs from the recommended policy only). A cell
 regressed when its verdict moved right (pass → fail, pass → missing, fail → error, …) or when it
 passed before and is gone now; it improved when it moved left or is new.
 """
@@ -13,12 +14,13 @@ from conformance.report.matrix import Matrix, Verdict
 
 RANK: dict[Verdict, int] = {
     "pass": 0,
-    "unsupported": 1,
-    "not_offered": 2,
-    "skipped": 3,
-    "missing": 4,
-    "fail": 5,
-    "error": 6,
+    "policy": 1,
+    "unsupported": 2,
+    "not_offered": 3,
+    "skipped": 4,
+    "missing": 5,
+    "fail": 6,
+    "error": 7,
 }
 """Worse is higher: a cell regressed when its rank went up (pass → missing, fail → error, …)."""
 

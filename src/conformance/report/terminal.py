@@ -1,6 +1,7 @@
 """The matrix as a rich table: features as rows (grouped), providers as columns.
 
-✓ pass, ✗ fail, ! error, – unsupported (reason in the cell list), · no cassette, ○ skipped.
+✓ pass, ✗ fail, ! error, – unsupported (reason in the cell list), · no cassette, ○ skipped,
+≈ differs from the recommended policy (a policy the runtime never declared; not a fail).
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ SYMBOLS: dict[Verdict, tuple[str, str]] = {
     "missing": ("·", "yellow"),
     "skipped": ("○", "cyan"),
     "not_offered": ("–", "bright_black"),
+    "policy": ("≈", "blue"),
 }
+
+
+def class_summary(m: Matrix) -> str:
+    """One line: the results that are not green, by the class their evidence gives them."""
+    c = m.class_counts
+    return (
+        f"evidence classes: {c.get('defect', 0)} defects, {c.get('limitation', 0)} limitations, "
+        f"{c.get('policy', 0)} policy differences, {c.get('unverified', 0)} unverified "
+        "(defect and limitation: sourced wire and rule; unverified: either has no source)"
+    )
 
 
 def cell_text(cell: Cell | None) -> Text:
@@ -115,22 +127,28 @@ class MatrixTable:
             f"{counts.get('error', 0)} errors, {counts.get('unsupported', 0)} unsupported, "
             f"{counts.get('missing', 0)} missing, {counts.get('skipped', 0)} skipped"
             + (f", {counts['not_offered']} not offered" if counts.get("not_offered") else "")
+            + (f", {counts['policy']} differing from the recommended policy" if counts.get("policy") else "")
         )
         sc = m.scenario_counts
         yield Text(
             f"scenarios: {sc.get('pass', 0)} passed, {sc.get('fail', 0)} failed, "
             f"{sc.get('error', 0)} errors, {sc.get('unsupported', 0)} unsupported, "
             f"{sc.get('missing', 0)} missing, {sc.get('skipped', 0)} skipped"
-            + (f", {sc['not_offered']} not offered" if sc.get("not_offered") else ""),
+            + (f", {sc['not_offered']} not offered" if sc.get("not_offered") else "")
+            + (f", {sc['policy']} differing from the recommended policy" if sc.get("policy") else ""),
             style="yellow" if sc.get("missing", 0) else "",
         )
         defects, gaps = m.defects, m.gaps
         if sum(defects.values()) or sum(gaps.values()):
             yield Text(
-                f"runtime {m.runtime}: {sum(defects.values())} defects ({defects.get('wrong', 0)} wrong, "
+                f"runtime {m.runtime}: {sum(defects.values())} did something else ({defects.get('wrong', 0)} wrong, "
                 f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
-                f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered)"
+                f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered); "
+                "whether that is a defect, the evidence classes say"
             )
+        classes = m.class_counts
+        if sum(classes.values()):
+            yield Text(class_summary(m))
         ev = m.evidence_counts
         yield Text(
             f"evidence: {ev.get('real', 0)} cells backed by public real recordings, "
@@ -144,6 +162,10 @@ class MatrixTable:
                     yield Text(f"{symbol} real/{call.call}[{column.provider}]: {call.reason}", style=style)
             for cell in m.cells:
                 for res in cell.results:
-                    if res.verdict in ("fail", "error"):
+                    if res.verdict in ("fail", "error", "policy"):
                         symbol, style = SYMBOLS[res.verdict]
-                        yield Text(f"{symbol} {res.scenario}[{res.provider}]: {res.reason}", style=style)
+                        cls = f" ({res.evidence_class})" if res.evidence_class else ""
+                        yield Text(f"{symbol} {res.scenario}[{res.provider}]{cls}: {res.reason}", style=style)
+                        if res.evidence_class and res.verdict != "policy":
+                            wire, rule = res.wire_source or "none replayed", res.rule_source or "no source"
+                            yield Text(f"    wire: {wire}; rule: {rule}", style="dim")

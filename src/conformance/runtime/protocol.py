@@ -245,6 +245,24 @@ A row compares such a path only when the runtime exposes it; a row *about* the f
 `focus` names it) is `not_offered` for a runtime that declares it does not expose it."""
 
 
+POLICY_SETTINGS: dict[str, str] = {
+    "max_wait_s": "the longest wait a provider may ask for before the runtime gives up and returns the error",
+    "max_attempts": "the most requests one turn sends (the first one included)",
+    "backoff_growth": "how much each back-off wait grows over the one before (its factor)",
+    "clamp_max_tokens": "whether a token limit above what the model or window leaves is lowered before sending",
+    "compact_threshold": "the share of the context window at which a history is compacted",
+    "trim_budget": "how older turns and tool results are cut to fit a token or character budget",
+}
+"""The policy settings a scenario may rest on (`basis: policy`, `policy_settings`): recommendations of
+the harness, not provider facts. A runtime declares each one it has (`Declaration.policy`)."""
+SETTABLE = "settable"
+"""A policy value the runtime takes from the turn's `settings` (`settings["policy"]`, the scenario's)."""
+UNAVAILABLE = "unavailable"
+"""A policy value the runtime cannot be given (it has no such setting): its rows are `not_offered`."""
+PolicyValue = str | float | bool
+"""`settable`, `unavailable`, or the runtime's own fixed value (a number; a bool for on/off settings)."""
+
+
 @dataclass(frozen=True)
 class Declaration:
     """What a runtime under test says it offers. Undeclared (None) means offered: nothing is hidden by default.
@@ -263,6 +281,15 @@ class Declaration:
     """Features it declares it does not offer (e.g. `auth_rotation`, `compaction`); wins over `features`."""
     exposed_fields: frozenset[str] | None = None
     """Which of `OPTIONAL_FIELDS` its outputs carry; None: all of them."""
+    policy: dict[str, PolicyValue] | None = None
+    """Its retry and clamp policy, per setting of `POLICY_SETTINGS`: `settable` (it follows the value a
+    row hands over in `settings`), a fixed value of its own, or `unavailable` (it cannot be given one).
+    A row resting on a setting the runtime did not declare is judged, but a difference there is the
+    `policy` verdict ("differs from the recommended policy"), never a fail."""
+
+    def policy_value(self, setting: str) -> PolicyValue | None:
+        """What the runtime declared for a policy setting; None: undeclared."""
+        return None if self.policy is None else self.policy.get(setting)
 
     def offers_provider(self, provider: str) -> bool:
         """True unless the runtime declared its providers and `provider` is not among them."""
@@ -305,6 +332,7 @@ class Declaration:
             "features": _list(self.features),
             "not_offered": sorted(self.not_offered),
             "exposed_fields": _list(self.exposed_fields),
+            "policy": None if self.policy is None else dict(sorted(self.policy.items())),
         }
 
     @classmethod
@@ -321,7 +349,27 @@ class Declaration:
             features=_set(data.get("features")),
             not_offered=_set(data.get("not_offered")) or frozenset(),
             exposed_fields=_set(data.get("exposed_fields")),
+            policy=_policy(data.get("policy")),
         )
+
+
+def _policy(value: Any) -> dict[str, PolicyValue] | None:
+    """A declared policy: each known setting `settable`, `unavailable`, a number or a bool."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("policy must be an object of setting: value")
+    out: dict[str, PolicyValue] = {}
+    for key, v in value.items():
+        if key not in POLICY_SETTINGS:
+            raise ValueError(f"policy.{key} is not a policy setting (known: {', '.join(POLICY_SETTINGS)})")
+        if v in (SETTABLE, UNAVAILABLE) or isinstance(v, bool):
+            out[key] = v
+        elif isinstance(v, int | float):
+            out[key] = float(v)
+        else:
+            raise ValueError(f"policy.{key} must be {SETTABLE!r}, {UNAVAILABLE!r}, a number or a bool, not {v!r}")
+    return out
 
 
 def declaration_of(runtime: object, name: str | None = None) -> Declaration:
@@ -349,12 +397,16 @@ def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
 __all__ = [
     "CAPABILITIES",
     "OPTIONAL_FIELDS",
+    "POLICY_SETTINGS",
+    "SETTABLE",
+    "UNAVAILABLE",
     "AgentCapable",
     "AgentRequest",
     "CancelSignal",
     "Declaration",
     "DecodeCapable",
     "EncodeCapable",
+    "PolicyValue",
     "RepairCapable",
     "Runtime",
     "TurnCapable",

@@ -10,7 +10,7 @@ from conformance.exceptions import InputError
 from conformance.model import Conversation
 from conformance.model.parse import parse_conversation, parse_messages
 from conformance.runtime.compress import DEFAULT_THRESHOLD
-from conformance.runtime.protocol import AgentRequest, TurnRequest
+from conformance.runtime.protocol import POLICY_SETTINGS, SETTABLE, AgentRequest, Declaration, TurnRequest
 
 TURN_SEED = 20261122
 """The default seed of the reference turn loop's back-off jitter (a setting can change it)."""
@@ -18,6 +18,11 @@ TURN_SEED = 20261122
 
 class ReferenceRuntime:
     name = "reference"
+
+    @property
+    def declaration(self) -> Declaration:
+        """It offers everything, and takes every policy setting from the turn's `settings["policy"]`."""
+        return Declaration(name=self.name, policy=dict.fromkeys(POLICY_SETTINGS, SETTABLE))
 
     def wire_request(self, conversation: Conversation, profile: ProviderProfile) -> WireRequest:
         """prepare (repair, schemas, budget, options) → the dialect's encoder."""

@@ -21,6 +21,9 @@ applies_to: [openai]            # only these providers (default: all); others ar
 judge_token_limit: true         # encode: judge the token limit sent when the conversation sets none
 token_limit_room: 20            # encode: the limit must fit the window left after a prompt of >= 20 tokens
 request_rules: true             # encode: judged by the provider's request rules, `expected: {keeps: [...]}`
+basis: provider                 # provider (default): a provider fact, with its `source`; policy: a recommendation
+source: "https://… — 'quoted sentence'"   # where a provider fact comes from (doc + quote, a real 4xx, real 2xx)
+policy_settings: [max_wait_s]   # basis: policy — the settings of runtime.protocol.POLICY_SETTINGS it rests on
 ```
 """
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from conformance.scenarios.catalog import known_feature_ids
 
@@ -104,6 +107,33 @@ class ScenarioFile(BaseModel):
     expected body (`harness.checks.request_rules`)."""
     sdk: dict[str, str] = Field(default_factory=dict)
     """Per provider: why the official SDK is known to disagree here (the SDK test asserts ours)."""
+    basis: Literal["provider", "policy"] = "provider"
+    """What the expectation rests on: a `provider` fact (cite it in `source`), or a `policy` of the
+    harness — a wait ceiling, back-off growth, an attempt cap, a client-side clamp — named in
+    `policy_settings` and judged against the policy the runtime declares (`Declaration.policy`)."""
+    source: str | None = None
+    """Where a provider fact comes from: a provider document (URL and the quoted sentence), a real
+    recorded 4xx (its recording and message), or real 2xx acceptance. None: unsourced."""
+    policy_settings: list[str] = Field(default_factory=list)
+    """`basis: policy`: the policy settings the expectation follows (`runtime.protocol.POLICY_SETTINGS`)."""
+
+    @field_validator("policy_settings")
+    @classmethod
+    def _known_settings(cls, value: list[str]) -> list[str]:
+        from conformance.runtime.protocol import POLICY_SETTINGS
+
+        unknown = [v for v in value if v not in POLICY_SETTINGS]
+        if unknown:
+            raise ValueError(f"unknown policy setting {unknown[0]!r}; known: {', '.join(POLICY_SETTINGS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _policy_named(self) -> ScenarioFile:
+        if self.basis == "policy" and not self.policy_settings:
+            raise ValueError("basis: policy needs policy_settings (the settings its expectation follows)")
+        if self.basis == "provider" and self.policy_settings:
+            raise ValueError("policy_settings is for basis: policy rows")
+        return self
 
     @field_validator("feature")
     @classmethod

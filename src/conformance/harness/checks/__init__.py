@@ -19,9 +19,11 @@ from conformance.harness.checks.handoff import check_handoff
 from conformance.harness.checks.retry import check_retry
 from conformance.harness.checks.store import check_store
 from conformance.harness.checks.transcript import check_repair, check_transcript
+from conformance.harness.classify import classify
 from conformance.harness.context import Check, HarnessContext, result
 from conformance.harness.focus import not_offered
 from conformance.harness.guard import guarded, safe_result
+from conformance.harness.policy import policy_gate, policy_verdict
 from conformance.scenarios import Scenario, register_check_name
 
 CHECK_REGISTRY: dict[str, Check] = {}
@@ -57,13 +59,20 @@ register_check("handoff", check_handoff, whole_corpus=True)
 
 
 def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
-    """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`."""
+    """Run one scenario × provider. Unsupported is declared; misuse and crashes are `error`. The
+    result names its evidence (wire and rule source) and, when not green, its class (`harness.classify`)."""
+    return classify(_run_check(scenario, provider, ctx), scenario, ctx.root)
+
+
+def _run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     entry = scenario.entry(provider)
     if entry is not None and entry.unsupported:
         res = result(scenario, provider, "unsupported", entry.unsupported)
         res.scenario_path = ctx.rel(scenario.path)
         return res
     declined = not_offered(ctx, scenario, provider)
+    if declined is None:
+        declined = policy_gate(ctx, scenario, provider)
     if declined is not None:
         declined.scenario_path = ctx.rel(scenario.path)
         return declined
@@ -81,7 +90,7 @@ def run_check(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scenari
             scenario, provider, "error", _describe(exc, typed=True), fail_kind="crash", traceback=_traceback(exc)
         )
     res.scenario_path = ctx.rel(scenario.path)
-    return safe_result(res)
+    return safe_result(policy_verdict(ctx.declaration, scenario, res))
 
 
 TRACEBACK_LINES = 60

@@ -139,7 +139,17 @@ def wait_problems(
         low, high = wait_bounds(want, kind, slack)
         if not low - 1e-6 <= actual[i] <= high + 1e-6:
             bound = f"[{low:g}, {high:g}] s ({'the provider asked for' if kind in HINTED else 'back-off'} {want:g} s)"
-            out.append(DiffEntry(path=path, change="changed", expected=bound, actual=actual[i]))
+            # shorter than the provider asked for is against the provider; the rest is the policy's band
+            early = kind in HINTED and actual[i] < low - 1e-6
+            out.append(
+                DiffEntry(
+                    path=path,
+                    change="changed",
+                    expected=bound,
+                    actual=actual[i],
+                    basis="provider" if early else None,
+                )
+            )
         elif (
             growth is not None
             and kind not in HINTED
@@ -151,6 +161,23 @@ def wait_problems(
         if kind not in HINTED:
             previous = actual[i]
     return out
+
+
+def sooner_than_hinted(expected: dict[str, Any], sleeps: list[float]) -> DiffEntry | None:
+    """A request sent again sooner than the provider's hint allows, on a row that gives up with that
+    hinted error: a provider fact even on a policy row (the provider said the request fails until
+    then). None when the row carries no hint or the runtime waited at least that long."""
+    error = expected.get("error")
+    hint = error.get("retry_after_s") if isinstance(error, dict) else None
+    if not isinstance(hint, int | float) or sum(sleeps) >= float(hint) - 1e-6:
+        return None
+    return DiffEntry(
+        path="waits[0]",
+        change="changed",
+        expected=f">= {float(hint):g} s (the provider's retry hint) before sending again",
+        actual=sum(sleeps),
+        basis="provider",
+    )
 
 
 def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -189,7 +216,11 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     try:
         outcome = ctx.runtime.turn(request)
     except ReplayMismatch as exc:
-        return mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
+        mismatch = mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
+        early = sooner_than_hinted(expected, clock.sleeps)
+        if early is not None:
+            mismatch.diff.append(early)
+        return mismatch
     named = [i for i, r in enumerate(expected["requests"]) if "key" in r]
     actual = {
         "requests": [{"key": _key_index(r, keys)} if i in named else {} for i, r in enumerate(transport.log)],
@@ -281,8 +312,15 @@ def judge_request_log(
             continue
         low, high = wait_bounds(want[0], want[1], GAP_TOLERANCE_S)
         if not low <= gap <= high:
+            early = want[1] in HINTED and gap < low  # sooner than the provider asked: a provider fact
             problems.append(
-                DiffEntry(path=f"waits[{i}]", change="changed", expected=f"[{low:g}, {high:g}] s", actual=gap)
+                DiffEntry(
+                    path=f"waits[{i}]",
+                    change="changed",
+                    expected=f"[{low:g}, {high:g}] s",
+                    actual=gap,
+                    basis="provider" if early else None,
+                )
             )
     focus = focus_of(scenario)
     return outcome_kind(expected, focus), outcome_kind(actual, focus), problems

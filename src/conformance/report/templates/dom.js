@@ -1,7 +1,7 @@
   // Shared by report.js and compare.js (included inside each one's function, after its `detail`,
   // `closeButton` and `opener`): DOM helpers that write untrusted text with textContent only, and
   // the detail panel both pages open from a [data-open] element.
-  var RESULT_ORDER = { error: 0, fail: 1, missing: 2, skipped: 3, unsupported: 4, pass: 5 };
+  var RESULT_ORDER = { error: 0, fail: 1, policy: 2, missing: 3, skipped: 4, not_offered: 5, unsupported: 6, pass: 7 };
 
   function byVerdict(results) {
     return results.slice().sort(function (a, b) { return RESULT_ORDER[a.verdict] - RESULT_ORDER[b.verdict]; });
@@ -11,6 +11,22 @@
     if (cls) node.className = cls;
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
+  }
+
+  // Text with its http(s) addresses as links (href set only for those; everything else as text).
+  function linked(text) {
+    var span = el("span");
+    String(text).split(/(https?:\/\/[^\s"'<>)\]]+)/).forEach(function (part, i) {
+      if (i % 2 === 1) {
+        var a = el("a", null, part);
+        a.setAttribute("href", part);
+        a.setAttribute("rel", "noopener noreferrer");
+        span.appendChild(a);
+      } else if (part) {
+        span.appendChild(document.createTextNode(part));
+      }
+    });
+    return span;
   }
 
   function pretty(value) {

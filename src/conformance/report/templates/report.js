@@ -36,6 +36,7 @@
     var box = resultArticle("data-scenario", r.scenario, r.verdict);
     box.querySelector("header").appendChild(el("span", "check", r.check));
     var inner = resultBody(r, [["cassette", r.cassette], ["evidence", r.evidence], ["scenario", r.scenario_path], ["examples", r.examples]]);
+    if (r.evidence_class) inner.appendChild(renderEvidence(r));
     if (hasForms(r)) {
       var sides = el("div", "sides");
       sides.appendChild(side("expected", r.expected));
@@ -50,6 +51,18 @@
     }
     box.appendChild(inner);
     return box;
+  }
+
+  // The evidence under a result that is not green: its class, where its wire and its rule come from.
+  function renderEvidence(r) {
+    var list = el("dl", "facts evidence");
+    [["class", r.evidence_class], ["wire source", r.wire_source || "none replayed"], ["rule source", r.rule_source || "no source"]].forEach(function (kv) {
+      list.appendChild(el("dt", null, kv[0]));
+      var dd = el("dd", kv[0] === "class" ? "class-" + kv[1] : null);
+      dd.appendChild(linked(kv[1]));
+      list.appendChild(dd);
+    });
+    return list;
   }
 
   function renderReal(real) {
