@@ -23,6 +23,7 @@ the source covers every shape of the cassette). Columns with no real recording a
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -347,7 +348,7 @@ def report_lines(columns: list[Column]) -> list[str]:
         seen, cited = column.count("seen"), column.count("cited")
         mark = "ok" if column.passes else f"below {THRESHOLD:.0%}"
         lines.append(
-            f"{column.name}: {column.share:.0%} of {total} shapes seen in real traffic or cited "
+            f"{column.name}: {math.floor(column.share * 100)}% of {total} shapes seen in real traffic or cited "
             f"({seen} seen, {cited} cited, {column.real_calls} real calls) {mark}"
         )
     for column in columns:
