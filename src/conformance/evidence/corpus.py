@@ -43,6 +43,7 @@ GENERIC_PROFILE: dict[str, str] = {
 """The profile used for a corpus provider without its own profile of that dialect."""
 
 DIALECT_PROFILES: dict[tuple[str, str], str] = {
+    ("openai", "openai_responses"): "openai_responses",
     ("azure_openai", "openai_responses"): "azure_responses",
     ("xai", "openai_responses"): "xai_responses",
     ("openrouter", "openai_responses"): "openrouter_responses",

@@ -139,6 +139,12 @@ def test_envelopes(status: int, body: object, provider: str, kind: str, code: st
     assert "sk-proj-abcdefghijklmnop" not in error.message
 
 
+def test_mistral_detail_body_is_the_message() -> None:
+    """Mistral answers a bad key with 401 `{"detail": "Invalid API Key"}` (a recorded call)."""
+    error = classify_body(401, {"detail": "Invalid API Key"}, "mistral")
+    assert (error.kind, error.message) == ("auth", "Invalid API Key")
+
+
 def test_retry_after_header() -> None:
     error = classify_body(
         429, {"error": {"message": "slow down", "code": "rate_limit_exceeded"}}, headers={"retry-after": "30"}

@@ -6,7 +6,7 @@ One tolerant parser reads every shape, since they do not conflict:
 - OpenRouter `{"error": {"code": <int>, "message", "metadata": {...}}}`, with the legacy
   `metadata.raw` (the upstream body as a string, parsed when it is JSON) / `provider_name` and the
   newer `metadata.error_type` / `provider_code`;
-- Mistral's flat `{"object": "error", "message", "type", "param", "code"}`;
+- Mistral's flat `{"object": "error", "message", "type", "param", "code"}`, and its 401 `{"detail"}`;
 - Fireworks' `{"error": "<string>"}` and xAI's `{"code": "...", "error": "..."}`;
 - Groq's `{"error": {..., "status_code": 400}}` in an `event: error` frame.
 """
@@ -75,7 +75,7 @@ def error_from_payload(payload: Any, *, status: int | None, retry_after_s: float
         )
     if not isinstance(error, dict):
         error = payload  # Mistral's flat envelope
-    message = _str(error.get("message")) or ""
+    message = _str(error.get("message")) or _str(error.get("detail")) or ""
     code_value = error.get("code")
     code = str(code_value) if isinstance(code_value, int | str) and code_value != "" else None
     etype = _str(error.get("type"))

@@ -1,0 +1,362 @@
+"""Authored cassettes held to real traffic: every response shape an authored cassette replays is
+looked up among the shapes the real recordings of the same column (provider profile, hence API)
+show.
+
+A shape is one of:
+
+- a JSON object in a body, an SSE event's data or an NDJSON line: its context (`json`, `sse:<event
+  type>`, `ndjson`, or `error` for a status >= 400), its JSON path with list indices collapsed
+  (`$.choices[].delta.tool_calls[]`) and its key set (`{function,id,index}`). Objects whose keys
+  are the caller's (tool arguments, schemas, metadata: `OPAQUE_KEYS`) are not walked into;
+- a data line that is not JSON (`data: [DONE]`): its context and the text;
+- a step of an SSE stream's event-type order (`sse-order`, `message_start > content_block_start`,
+  with `^` the start and `$` the end of the stream);
+- for an error: its status (`error status 503`) and which of the headers a client reads to decide
+  on a retry it carries (`error headers {retry-after}`).
+
+An authored shape no real recording shows is accepted when the cassette's `meta.sources` cites
+where it comes from: a list of `{url, quote, shapes}` (the doc address, the quoted sentence or
+example, and optionally the shapes it covers, each a prefix of the printed shape; without `shapes`
+the source covers every shape of the cassette). Columns with no real recording are "authored only".
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from conformance.capabilities import get_profile, provider_names
+from conformance.codecs.endpoints import skip_reason
+from conformance.evidence.corpus import API_DIALECTS, DIALECT_PROFILES, profile_for, read_catalog, read_entry
+from conformance.exceptions import CassetteError, WireFormatError
+from conformance.replay.cassette import cassette_evidence, load_cassette
+from conformance.wire.ndjson import parse_ndjson
+from conformance.wire.sse import SSEDecoder
+
+Shape = tuple[str, str, str]
+"""(context, JSON path or what is described, key set or value)."""
+
+THRESHOLD = 0.9
+"""The share of a column's authored shapes that must be seen in real traffic or cited."""
+
+OPAQUE_KEYS = frozenset({"input", "args", "arguments", "partialArgs", "parameters", "properties", "schema", "metadata"})
+"""Keys whose object value is the caller's (tool arguments, JSON schemas, request metadata)."""
+
+RETRY_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry")
+"""The headers of an error response a client reads to decide whether and when to retry."""
+
+CUT_FEATURES = frozenset({"stream_truncated", "stream_cancel"})
+"""Scenario features whose wire ends mid-stream on purpose: the end of the stream and a last frame
+cut in half are the fault being replayed, not a shape of the provider's."""
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def show(shape: Shape) -> str:
+    return " ".join(part for part in shape if part)
+
+
+def _keys(obj: dict[str, Any]) -> str:
+    return "{" + ",".join(sorted(obj)) + "}"
+
+
+def json_shapes(value: Any, context: str, path: str = "$") -> Iterator[Shape]:
+    """The (context, path, key set) of every object in `value`."""
+    if isinstance(value, dict):
+        yield (context, path, _keys(value))
+        for key, item in value.items():
+            if key in OPAQUE_KEYS and isinstance(item, dict):
+                continue
+            sub = f"{path}.{key}" if _IDENT.match(key) else f'{path}["{key}"]'
+            yield from json_shapes(item, context, sub)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_shapes(item, context, path + "[]")
+
+
+def _loads(data: bytes | str) -> tuple[bool, Any]:
+    try:
+        return True, orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _text(data: str) -> str:
+    text = data.strip()
+    return text if len(text) <= 16 else "<text>"
+
+
+def _is_sse(headers: dict[str, str], body: bytes) -> bool:
+    kind = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    head = body.lstrip()[:6]
+    return "event-stream" in kind or head.startswith((b"data:", b"event:", b":"))
+
+
+def _is_ndjson(headers: dict[str, str], body: bytes) -> bool:
+    kind = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    return "ndjson" in kind or ("json" not in kind and body.strip().count(b"\n") > 0 and body.lstrip()[:1] == b"{")
+
+
+def response_shapes(status: int, headers: dict[str, str], body: bytes, *, cut: bool = False) -> set[Shape]:
+    """Every shape of one response (`cut`: the stream ends mid-answer on purpose)."""
+    out: set[Shape] = set()
+    if status >= 400:
+        lower = {k.lower() for k in headers}
+        out.add(("error", "status", str(status)))
+        out.add(("error", "headers", "{" + ",".join(h for h in RETRY_HEADERS if h in lower) + "}"))
+    if status >= 400 and not _is_sse(headers, body):
+        ok, value = _loads(body)
+        out |= set(json_shapes(value, "error")) if ok else {("error", "$", _text(body.decode(errors="replace")))}
+        return out
+    if _is_sse(headers, body):
+        return out | sse_shapes(body, cut=cut)
+    ok, value = _loads(body)
+    if ok:
+        return out | set(json_shapes(value, "json"))
+    if _is_ndjson(headers, body):
+        for record in parse_ndjson(body):
+            out |= set(json_shapes(record.value, "ndjson")) if record.error is None else {("ndjson", "$", "<text>")}
+        return out
+    return out | {("json", "$", _text(body.decode(errors="replace")))}
+
+
+def sse_shapes(body: bytes, *, cut: bool = False) -> set[Shape]:
+    decoder = SSEDecoder()
+    try:
+        events = decoder.feed(body) + decoder.finish()
+    except WireFormatError:  # a body that is not UTF-8 text has one shape: that
+        return {("sse", "$", "<not text>")}
+    out: set[Shape] = set()
+    if decoder.comments:
+        out.add(("sse", "comment", ""))
+    order = ["^"]
+    for n, event in enumerate(events):
+        ok, value = _loads(event.data)
+        if cut and n == len(events) - 1 and not ok:
+            break  # the frame the fault cuts in half
+        kind = event.event
+        if kind == "message" and isinstance(value, dict) and isinstance(value.get("type"), str):
+            kind = value["type"]
+        context = f"sse:{kind}"
+        out |= set(json_shapes(value, context)) if ok else {(context, "$", _text(event.data))}
+        step = kind if ok else f"{kind}:{_text(event.data)}"
+        if step != order[-1]:
+            order.append(step)
+    if not cut:
+        order.append("$")
+    out |= {("sse-order", f"{a} > {b}", "") for a, b in itertools.pairwise(order)}
+    return out
+
+
+# the real side --------------------------------------------------------------------------------
+
+
+def column_of(provider: str, api: str) -> str | None:
+    """The column whose profile reads `provider`'s real recordings of `api` (None: no dialect, or a
+    provider that is a column of another dialect, whose recordings would stand for another column)."""
+    dialect = API_DIALECTS.get(api)
+    if dialect is None:
+        return None
+    name = profile_for(provider, dialect).name
+    if provider in provider_names() and provider != name and (provider, dialect) not in DIALECT_PROFILES:
+        return None
+    return name
+
+
+@dataclass
+class RealShapes:
+    """Per column: each shape real traffic shows, with one recording that shows it."""
+
+    shapes: dict[str, dict[Shape, str]] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+
+
+def real_shapes(corpora: Iterable[Path]) -> RealShapes:
+    real = RealShapes()
+    for corpus in corpora:
+        if not (corpus / "catalog.json").is_file():
+            continue
+        for entry in read_catalog(corpus):
+            column = column_of(entry["provider"], entry["api"])
+            if column is None or not (corpus / entry["path"]).is_file():
+                continue
+            calls, _ = read_entry(corpus, entry)
+            seen = real.shapes.setdefault(column, {})
+            for call in calls:
+                real.calls[column] = real.calls.get(column, 0) + 1
+                for shape in response_shapes(call.status, call.headers, call.body):
+                    seen.setdefault(shape, call.where)
+    return real
+
+
+# the authored side ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    url: str
+    quote: str
+    shapes: tuple[str, ...] = ()
+
+    def covers(self, shape: Shape) -> bool:
+        text = show(shape)
+        return not self.shapes or any(text.startswith(prefix) for prefix in self.shapes)
+
+
+def sources_of(meta: dict[str, Any], where: str) -> list[Source]:
+    """`meta.sources`, each with an http(s) `url` and a non-empty `quote`; `CassetteError` naming
+    the entry otherwise."""
+    raw = meta.get("sources") or []
+    if not isinstance(raw, list):
+        raise CassetteError("'meta.sources' must be a list of {url, quote, shapes}", where=f"{where}: meta.sources")
+    out: list[Source] = []
+    for i, item in enumerate(raw):
+        at = f"{where}: meta.sources[{i}]"
+        if not isinstance(item, dict):
+            raise CassetteError("a source is a mapping {url, quote, shapes}", where=at)
+        url, quote, shapes = item.get("url"), item.get("quote"), item.get("shapes") or []
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            raise CassetteError("'url' must be an http(s) address", where=f"{at}.url")
+        if not isinstance(quote, str) or not quote.strip():
+            raise CassetteError("'quote' must be the quoted sentence or example", where=f"{at}.quote")
+        if not isinstance(shapes, list) or not all(isinstance(s, str) for s in shapes):
+            raise CassetteError("'shapes' must be a list of shape prefixes", where=f"{at}.shapes")
+        out.append(Source(url, quote, tuple(shapes)))
+    return out
+
+
+@dataclass
+class Occurrence:
+    """An authored shape and the cassettes that replay it (those that cite a source for it apart)."""
+
+    shape: Shape
+    cassettes: list[str] = field(default_factory=list)
+    cited: list[str] = field(default_factory=list)
+    seen_in: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.seen_in is not None:
+            return "seen"
+        return "cited" if len(self.cited) == len(self.cassettes) else "unseen"
+
+
+@dataclass
+class Column:
+    name: str
+    real_calls: int
+    shapes: dict[Shape, Occurrence] = field(default_factory=dict)
+    cassettes: int = 0
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.shapes.values() if o.status == status)
+
+    @property
+    def share(self) -> float | None:
+        """Seen or cited, over all authored shapes; None for a column without real recordings."""
+        if not self.real_calls or not self.shapes:
+            return None
+        return (self.count("seen") + self.count("cited")) / len(self.shapes)
+
+    @property
+    def passes(self) -> bool:
+        return self.share is None or self.share >= THRESHOLD
+
+
+def authored_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+    return [f for f in files if f.parent.name in provider_names()]
+
+
+def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[str] = frozenset()) -> list[Column]:
+    """Per column, the authored cassettes' shapes against the real ones."""
+    columns: dict[str, Column] = {}
+    for path in files:
+        cassette = load_cassette(path)
+        if cassette_evidence(cassette.meta) != "authored":
+            continue
+        name = path.parent.name
+        column = columns.setdefault(name, Column(name, real.calls.get(name, 0)))
+        column.cassettes += 1
+        sources = sources_of(cassette.meta, str(path))
+        dialect = get_profile(name).dialect
+        seen = real.shapes.get(name, {})
+        shapes: set[Shape] = set()
+        for item in cassette.interactions:
+            if skip_reason(dialect, item.request.method, item.request.uri) is not None:
+                continue
+            response = item.response
+            shapes |= response_shapes(
+                response.status, response.flat_headers(), response.body, cut=path.stem in cut_scenarios
+            )
+        for shape in shapes:
+            occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=seen.get(shape)))
+            occurrence.cassettes.append(str(path))
+            if any(source.covers(shape) for source in sources):
+                occurrence.cited.append(str(path))
+    return sorted(columns.values(), key=lambda c: c.name)
+
+
+def to_json(columns: list[Column]) -> dict[str, Any]:
+    out: dict[str, Any] = {"threshold": THRESHOLD, "columns": {}}
+    for column in columns:
+        out["columns"][column.name] = {
+            "real_calls": column.real_calls,
+            "authored_cassettes": column.cassettes,
+            "shapes": len(column.shapes),
+            "seen": column.count("seen"),
+            "cited": column.count("cited"),
+            "unseen": column.count("unseen"),
+            "share": None if column.share is None else round(column.share, 4),
+            "authored_only": column.real_calls == 0,
+            "passes": column.passes,
+            "unseen_shapes": [
+                {"shape": show(o.shape), "cassettes": sorted(set(o.cassettes) - set(o.cited))}
+                for o in sorted(column.shapes.values(), key=lambda o: o.shape)
+                if o.status == "unseen"
+            ],
+        }
+    return out
+
+
+def cut_scenarios(root: Path, layers: tuple[Path, ...] = ()) -> frozenset[str]:
+    """The ids of the scenarios whose cassettes cut the stream on purpose (`CUT_FEATURES`)."""
+    from conformance.scenarios import load_layered
+
+    if not (root / "scenarios").is_dir():
+        return frozenset()
+    return frozenset(s.id for s in load_layered(layers or (root,)) if s.feature in CUT_FEATURES)
+
+
+def report_lines(columns: list[Column]) -> list[str]:
+    """The terminal report: one line per column, then each unseen shape with its cassettes."""
+    lines: list[str] = []
+    for column in columns:
+        total = len(column.shapes)
+        if column.share is None:
+            lines.append(f"{column.name}: authored only ({total} shapes, no real recording)")
+            continue
+        seen, cited = column.count("seen"), column.count("cited")
+        mark = "ok" if column.passes else f"below {THRESHOLD:.0%}"
+        lines.append(
+            f"{column.name}: {math.floor(column.share * 100)}% of {total} shapes seen in real traffic or cited "
+            f"({seen} seen, {cited} cited, {column.real_calls} real calls) {mark}"
+        )
+    for column in columns:
+        if column.share is None:
+            continue
+        for o in sorted(column.shapes.values(), key=lambda o: o.shape):
+            if o.status == "unseen":
+                where = sorted(set(o.cassettes) - set(o.cited))
+                more = f" (+{len(where) - 1} more)" if len(where) > 1 else ""
+                lines.append(f"{where[0]}: unseen: {column.name}: {show(o.shape)}{more}")
+    return lines
