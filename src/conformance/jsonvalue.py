@@ -9,6 +9,7 @@ report). Refused here, it is just invalid JSON: every caller already handles
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -75,6 +76,27 @@ def _escape(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+"""Characters that move, hide or reorder what a terminal or page shows around them: C0 and C1
+controls (escape sequences, carriage returns, newlines), zero-width and bidirectional formatting
+characters (U+202E turns the rest of a line around), line and paragraph separators."""
+
+
+def printable(text: str) -> str:
+    """`text` with every control, zero-width and bidirectional formatting character written as its
+    escape (`\\x1b`, `\\u202e`): what a program printed, shown on one line as it is."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNPRINTABLE.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) in "\t\n\r" else _hex(m.group(0)), text)
+
+
+def _hex(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _key(key: Any) -> str:
