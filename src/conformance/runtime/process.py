@@ -13,12 +13,13 @@ are recorded on the check's clock as the gaps the program left.
 
 Faults — the program does not start, exits, prints a line that is not JSON, answers another id,
 declares an unknown capability, does not answer the handshake within `start_timeout` seconds or
-another call within `timeout` seconds, breaks a limit on what it prints (`runtime.program.Limits`) — raise
-`RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`, the
-process is stopped with everything it started (`runtime.program`) and the next call starts a fresh one. Each thread of a run gets a program of its
-own from a pool, which keeps at most `limit` programs alive (`--jobs`: a caller finding them all
-busy waits for one); at most `STARTING_AT_ONCE` programs start at once (a start-up that waits its
-turn is not timed), so starting many programs on few cores does not make their handshakes look hung.
+another call within `timeout` seconds, breaks a limit on what it prints (`runtime.program.Limits`)
+— raise `RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`,
+the process is stopped with everything it started (`runtime.program`) and the next call starts a
+fresh one. Each thread of a run gets a program of its own from a pool, which keeps at most `limit`
+programs alive (`--jobs`: a caller finding them all busy waits for one); at most `STARTING_AT_ONCE`
+programs start at once (a start-up that waits its turn is not timed), so starting many programs on
+few cores does not make their handshakes look hung.
 """
 
 from __future__ import annotations
