@@ -215,3 +215,24 @@ def test_no_program_outlives_the_harness(how: str, tmp_path: Path) -> None:
     if alive:
         os.killpg(pgid, signal.SIGKILL)
     assert not alive
+
+
+def test_a_huge_answer_is_judged_whole_and_saved_shortened(
+    hostile: Callable[..., ProcessRuntime], tmp_path: Path
+) -> None:
+    from conformance.harness import HarnessContext, run_all
+    from conformance.harness.run import build_matrix
+    from conformance.scenarios import load_scenarios
+
+    root = Path(__file__).resolve().parents[2]
+    roomy = Limits(line_bytes=8 * 1024 * KIB, call_bytes=16 * 1024 * KIB)
+    proc = hostile("big-result", size=2_000_000, limits=roomy)  # two strings of 2 MB each
+    rows = [s for s in load_scenarios(root / "scenarios") if s.id == "encode_tool_history"]
+    ctx = HarnessContext(root=root, runtime=proc, runtime_name="hostile")
+    results = run_all(rows, ["openai"], ctx)
+    assert [r.verdict for r in results] == ["fail"]
+    matrix = build_matrix(results, ["openai"], ctx, scenario_dir=root / "scenarios")
+    matrix.save(tmp_path / "matrix.json")
+    saved = (tmp_path / "matrix.json").read_text()
+    assert len(saved) < 1024 * KIB, len(saved)  # the answer was 4 MB
+    assert "2,000,000 in all]" in saved

@@ -9,6 +9,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from conformance.jsonvalue import printable
 from conformance.report.matrix import Cell, Matrix, Verdict
 
 SYMBOLS: dict[Verdict, tuple[str, str]] = {
@@ -84,7 +85,7 @@ class MatrixTable:
         m = self.matrix
         width = None if self.width is None else min(self.width, options.max_width)
         chunks = provider_chunks(m, width)
-        title = f"conformance matrix — runtime: {m.runtime}"
+        title = f"conformance matrix — runtime: {printable(m.runtime)}"
         for i, providers in enumerate(chunks):
             part = f" ({i + 1}/{len(chunks)})" if len(chunks) > 1 else ""
             yield self._table(providers, title + part)
@@ -106,7 +107,7 @@ class MatrixTable:
         defects, gaps = m.defects, m.gaps
         if sum(defects.values()) or sum(gaps.values()):
             yield Text(
-                f"runtime {m.runtime}: {sum(defects.values())} defects ({defects.get('wrong', 0)} wrong, "
+                f"runtime {printable(m.runtime)}: {sum(defects.values())} defects ({defects.get('wrong', 0)} wrong, "
                 f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
                 f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered)"
             )
@@ -120,4 +121,4 @@ class MatrixTable:
                 for res in cell.results:
                     if res.verdict in ("fail", "error"):
                         symbol, style = SYMBOLS[res.verdict]
-                        yield Text(f"{symbol} {res.scenario}[{res.provider}]: {res.reason}", style=style)
+                        yield Text(f"{symbol} {res.scenario}[{res.provider}]: {printable(res.reason)}", style=style)
