@@ -57,7 +57,7 @@ def answer(ident: int) -> None:
         os._exit(3)
     if MODE == "detached":
         grandchild(detached=True)
-        time.sleep(0.2)
+        time.sleep(1)  # the harness sees it while this program runs
         os._exit(3)
     if MODE == "stdout-flood":
         forever(out, b"x" * 65536)

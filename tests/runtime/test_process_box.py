@@ -4,6 +4,7 @@ naming the limit. The limits here are small, so each hostile output is only just
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -26,6 +27,20 @@ SMALL = Limits(line_bytes=64 * KIB, call_bytes=128 * KIB, stderr_bytes=64 * KIB)
 """Limits small enough that a hostile output just above one is cheap to make."""
 ENDS_WITHIN_S = 20.0
 """A call or a close that takes longer than this is taken as hung (the program's timeout is 3 s)."""
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes alive whose environment holds `HOSTILE_MARK=mark` (the hostile program and what it started)."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if f"HOSTILE_MARK={mark}".encode() in environ.read_bytes().split(b"\0"):
+                state = environ.with_name("stat").read_text().rsplit(")", 1)[-1].split()[0]
+                if state != "Z":
+                    found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
 
 
 def _gone(pgid: int) -> bool:
@@ -69,6 +84,8 @@ def _within(seconds: float, work: Callable[[], Any]) -> Any:
 def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ProcessRuntime]]:
     """Start the hostile program in a mode; every one started is closed (and its group checked) at the end."""
     started: list[ProcessRuntime] = []
+    mark = f"{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("HOSTILE_MARK", mark)
 
     def start(mode: str, *, size: int = 0, limits: Limits = SMALL, **env: str) -> ProcessRuntime:
         monkeypatch.setenv("HOSTILE", mode)
@@ -82,6 +99,12 @@ def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ProcessRu
     yield start
     for proc in started:
         _within(ENDS_WITHIN_S, proc.close)
+    deadline = time.monotonic() + 5
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "processes of the run outlived it"
 
 
 def _groups(proc: ProcessRuntime) -> list[int]:
@@ -124,7 +147,10 @@ def test_a_grandchild_in_a_session_of_its_own_is_ended_too(hostile: Callable[...
     child = proc.pool._all[0]
     reason = _fault(proc)
     assert "exited during `decode`" in reason
-    assert not child.descendants_left()
+    deadline = time.monotonic() + 5
+    while child.descendants_left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert child._known and not child.descendants_left()  # it was seen, and it was ended
 
 
 @pytest.mark.parametrize(
@@ -236,3 +262,32 @@ def test_a_huge_answer_is_judged_whole_and_saved_shortened(
     saved = (tmp_path / "matrix.json").read_text()
     assert len(saved) < 1024 * KIB, len(saved)  # the answer was 4 MB
     assert "2,000,000 in all]" in saved
+
+
+def test_the_harness_stays_small_and_alone_whatever_the_program_does() -> None:
+    """`conformance run` against each hostile program (1 MiB answers allowed; each output just above
+    that, or endless): peak memory well under 300 MB, a one-line reason, nothing left running."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.runtime.measure_hostile", str(1024 * KIB)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    runs = json.loads(done.stdout[done.stdout.index("\n{") :])
+    expected = {
+        "stdout-flood": "(the line limit)",
+        "stderr-flood": "(the stderr limit)",
+        "big-line": "(the line limit)",
+        "deep": "(the depth limit)",
+        "orphan": "exited during",
+    }
+    for mode, run in runs.items():
+        assert run["peak_mb"] < 300, (mode, run)
+        assert run["left"] == [], (mode, run)
+        assert "\n" not in run["reason"]
+        if mode in expected:
+            assert run["verdict"] == "error" and expected[mode] in run["reason"], (mode, run)
