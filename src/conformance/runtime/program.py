@@ -177,19 +177,20 @@ class Program:
         limits = self.limits
         self._out_bytes += len(data)
         start = 0
+        too_long = f"printed a stdout line longer than {size_text(limits.line_bytes)} (the line limit)"
         while (end := data.find(b"\n", start)) >= 0:
             if len(self._out) + end - start > limits.line_bytes:
-                return self._breach(f"printed a stdout line longer than {_size(limits.line_bytes)} (the line limit)")
+                return self._breach(too_long)
             self._out += data[start:end]
             line, self._out = self._out, bytearray()
             self.lines.put(line)
             start = end + 1
         if len(self._out) + len(data) - start > limits.line_bytes:
-            return self._breach(f"printed a stdout line longer than {_size(limits.line_bytes)} (the line limit)")
+            return self._breach(too_long)
         self._out += data[start:]
         if self._out_bytes > limits.call_bytes:
             return self._breach(
-                f"printed more than {_size(limits.call_bytes)} on stdout during one call (the call limit)"
+                f"printed more than {size_text(limits.call_bytes)} on stdout during one call (the call limit)"
             )
         return True
 
@@ -207,7 +208,7 @@ class Program:
                 self.stderr.append(_tail_line(self._err_line))
                 self._err_line = bytearray()
             return self._breach(
-                f"printed more than {_size(self.limits.stderr_bytes)} on stderr during one call (the stderr limit)"
+                f"printed more than {size_text(self.limits.stderr_bytes)} on stderr during one call (the stderr limit)"
             )
         return True
 
@@ -370,7 +371,7 @@ class _Breach:
 _TOO_DEEP = object()
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     """`16 MiB`, `64 KiB`, or `1,234 bytes`."""
     for unit, size in (("MiB", MIB), ("KiB", 1024)):
         if n >= size and n % size == 0:
@@ -422,4 +423,5 @@ __all__ = [
     "Program",
     "RemoteError",
     "RuntimeProcessError",
+    "size_text",
 ]
