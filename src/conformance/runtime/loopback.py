@@ -47,8 +47,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from conformance.fileio import size_text
 from conformance.jsonvalue import printable
-from conformance.runtime.program import size_text
 
 FIT_SLACK_S = 0.05
 """A wait the program says it made fits a gap this much shorter (clock reading granularity)."""

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.exceptions import ConformanceError, InputError
+from conformance.fileio import size_text
 from conformance.jsonvalue import MAX_DEPTH, depth, printable
 
 STDERR_TAIL = 5
@@ -369,14 +370,6 @@ class _Breach:
 
 
 _TOO_DEEP = object()
-
-
-def size_text(n: int) -> str:
-    """`16 MiB`, `64 KiB`, or `1,234 bytes`."""
-    for unit, size in (("MiB", MIB), ("KiB", 1024)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}"
-    return f"{n:,} bytes"
 
 
 def _tail_line(raw: bytearray) -> str:
