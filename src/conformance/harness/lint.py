@@ -2,8 +2,12 @@
 malformed files — each finding with the file and the line.
 
 Secret-like values (see `conformance.secrets`): the key shapes the provider profiles declare (also
-where a body spells them with `\\uXXXX` escapes), bearer tokens, header values that are one
-high-entropy token, and cookies (`set-cookie`, `cookie`: a session is a credential). Bodies are
+where a body spells them with `\\uXXXX` escapes; a key without a prefix, such as Mistral's, only as
+a standalone run of letters and digits), bearer tokens, cookies (`set-cookie`, `cookie`: a session is
+a credential) and, in headers (`header_credential`): a key used as a header's name, any value of a
+header that carries credentials (`api-key`, `authorization: Token …`) that is not a placeholder, a
+credential in a `name=value;` pair, 32 hex digits or one high-entropy token outside a header that
+names an id. Bodies are
 checked for key shapes only, so base64 image data or signatures are not flagged.
 """
 
@@ -17,7 +21,7 @@ from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_layered
-from conformance.secrets import find_key, is_secret_header_value, unescape_ascii
+from conformance.secrets import find_key, header_credential, unescape_ascii
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,9 @@ def lint_file(path: Path, referenced: dict[Path, int] | None) -> list[Finding]:
     for name, value in _headers(parse_yaml(text)):  # the parser load_cassette used, so it parses
         if name.lower() in COOKIE_HEADERS:
             findings.append(Finding(path, line_of(f"{name}:"), "secret", f"a {name.lower()} header (a session)"))
-        elif is_secret_header_value(value):
-            findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
+        elif (why := header_credential(name, value)) is not None:
+            needle = name if "header name" in why else value.strip()[:24]
+            findings.append(Finding(path, line_of(needle), "secret", why))
     if referenced is not None:
         plays = referenced.get(path.resolve())
         if plays is None:
