@@ -191,7 +191,8 @@ def test_an_answer_within_the_limits_is_read() -> None:
 
 def test_lines_printed_while_no_call_is_made_are_bounded_too(hostile: Callable[..., ProcessRuntime]) -> None:
     proc = hostile("idle-flood")
-    time.sleep(0.3)  # the program floods while idle; the harness stops reading at the call limit
+    time.sleep(0.5)  # the program floods while idle; the harness stops reading at the lines limit
+    assert proc.pool._all[0].lines.qsize() <= SMALL.call_lines + 1
     reason = _fault(proc)
     assert "(the call limit)" in reason or "with id 0" in reason
 

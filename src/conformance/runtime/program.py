@@ -59,6 +59,9 @@ class Limits:
     call_bytes: int = 32 * MIB
     """Most stdout bytes during one call (counted from its request; lines printed between calls count
     for the next): an answer and some stray lines, not an endless stream of short lines."""
+    call_lines: int = 1_000
+    """Most stdout lines during one call: a call is answered with one; a flood of short lines costs
+    far more to hold than their bytes (a million lines of 10 bytes: about 100 MB)."""
     stderr_bytes: int = 8 * MIB
     """Most stderr bytes during one call: a verbose log, not an endless one (only a tail is kept)."""
     depth: int = MAX_DEPTH
@@ -105,7 +108,7 @@ class Program:
         self._next = 0
         self._write = threading.Lock()
         self._out, self._err_line = bytearray(), bytearray()
-        self._out_bytes = self._err_bytes = 0  # since the call began
+        self._out_bytes = self._err_bytes = self._out_lines = 0  # since the call began
         self._breached = False
         try:
             self.proc = subprocess.Popen(
@@ -185,6 +188,11 @@ class Program:
             self._out += data[start:end]
             line, self._out = self._out, bytearray()
             self.lines.put(line)
+            self._out_lines += 1
+            if self._out_lines > limits.call_lines:
+                return self._breach(
+                    f"printed more than {limits.call_lines:,} stdout lines during one call (the lines limit)"
+                )
             start = end + 1
         if len(self._out) + len(data) - start > limits.line_bytes:
             return self._breach(too_long)
@@ -251,7 +259,7 @@ class Program:
         ident = self._next
         wait = timeout or self.timeout
         line = json.dumps({"id": ident, "method": method, "params": params or {}}, ensure_ascii=False)
-        self._out_bytes = self._err_bytes = 0
+        self._out_bytes = self._err_bytes = self._out_lines = 0
         try:
             self._send(line, wait)
         except TimeoutError:
