@@ -1,7 +1,7 @@
 """A runtime program that attacks the harness that runs it: a test fixture (standard library only, so it starts fast).
 
 Run as `python hostile_program.py`; it answers the handshake (name and version from `NAME`, `VERSION`
-when set, padded with `PAD` more characters), then, on its first call, does what `HOSTILE` (environment) says; `SIZE` is how many
+when set, padded with `PAD` more characters; `PROVIDERS` more declared providers with long names), then, on its first call, does what `HOSTILE` (environment) says; `SIZE` is how many
 bytes its hostile output holds (just above the limit the test gives the harness):
 
 - `orphan`: starts a grandchild (`sleep 601`) that keeps stdout and stderr open, then exits;
@@ -92,6 +92,10 @@ def main() -> None:
                 "capabilities": ["decode", "encode"],
                 "name": os.environ.get("NAME", "hostile") + "n" * PAD,
             }
+            if "PROVIDERS" in os.environ:  # the providers it declares: openai and as many long names
+                hello["providers"] = ["openai"] + [
+                    f"provider-{i:08d}-" + "p" * 40 for i in range(int(os.environ["PROVIDERS"]))
+                ]
             if "VERSION" in os.environ:
                 hello["version"] = os.environ["VERSION"] * PAD
             say({"id": msg["id"], "result": hello})

@@ -253,7 +253,7 @@ def test_a_huge_answer_is_judged_whole_and_saved_shortened(
 
     root = Path(__file__).resolve().parents[2]
     roomy = Limits(line_bytes=8 * 1024 * KIB, call_bytes=16 * 1024 * KIB)
-    proc = hostile("big-result", size=2_000_000, limits=roomy)  # two strings of 2 MB each
+    proc = hostile("big-result", size=2_000_000, limits=roomy, PROVIDERS="20000")  # 4 MB, and 1.2 MB of names
     rows = [s for s in load_scenarios(root / "scenarios") if s.id == "encode_tool_history"]
     ctx = HarnessContext(root=root, runtime=proc, runtime_name="hostile")
     results = run_all(rows, ["openai"], ctx)
@@ -261,8 +261,8 @@ def test_a_huge_answer_is_judged_whole_and_saved_shortened(
     matrix = build_matrix(results, ["openai"], ctx, scenario_dir=root / "scenarios")
     matrix.save(tmp_path / "matrix.json")
     saved = (tmp_path / "matrix.json").read_text()
-    assert len(saved) < 1024 * KIB, len(saved)  # the answer was 4 MB
-    assert "2,000,000 in all]" in saved
+    assert len(saved) < 1024 * KIB, len(saved)  # the answer was 4 MB, the handshake 1.2 MB
+    assert "2,000,000 in all]" in saved and "more items]" in saved
 
 
 def test_the_harness_stays_small_and_alone_whatever_the_program_does() -> None:
