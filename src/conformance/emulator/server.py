@@ -47,6 +47,7 @@ from conformance.secrets import fingerprint_headers, fingerprint_query
 
 FAULT_HEADER = "x-conformance-fault"
 
+
 class _MalformedRequests(logging.Filter):
     """aiohttp logs a request it cannot parse (a bad `Content-Length`, an oversized header) at
     ERROR with its traceback, after answering it 400: made one WARNING line naming what was wrong."""
