@@ -26,7 +26,6 @@ import dataclasses
 import json
 import os
 import queue
-import select
 import selectors
 import shlex
 import signal
@@ -297,14 +296,19 @@ class Program:
             stdin = self.proc.stdin
             assert stdin is not None
             fd = stdin.fileno()
-            while data:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                _, writable, _ = select.select([], [fd], [], min(left, POLL_S))
-                if writable:
-                    with contextlib.suppress(BlockingIOError):
-                        data = data[os.write(fd, data) :]
+            with contextlib.suppress(BlockingIOError):  # most lines fit the pipe at once
+                data = data[os.write(fd, data) :]
+            if not data:
+                return
+            with selectors.DefaultSelector() as ready:  # not `select.select`: any descriptor number
+                ready.register(fd, selectors.EVENT_WRITE)
+                while data:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError
+                    if ready.select(min(left, POLL_S)):
+                        with contextlib.suppress(BlockingIOError):
+                            data = data[os.write(fd, data) :]
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """A line that asks no answer (`cancel` of the call in progress), from any thread; a program
