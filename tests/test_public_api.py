@@ -171,6 +171,8 @@ PUBLIC_API: dict[str, list[str]] = {
         "render_diff",
     ],
     "conformance.secrets": [
+        "CREDENTIAL_HEADER",
+        "ID_HEADER",
         "KEY_HEADERS",
         "Secret",
         "MIN_SUBSTRING",
@@ -185,6 +187,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "find_key",
         "fingerprint_headers",
         "fingerprint_query",
+        "header_credential",
         "is_secret_header_value",
         "keep_response_header",
         "key_fingerprint",

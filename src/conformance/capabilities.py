@@ -68,6 +68,10 @@ class KeyShape(BaseModel):
     prefix: str
     alphabet: str = r"A-Za-z0-9_\-"
     length: int = 20
+    exact: bool = False
+    """Exactly `length` characters with no letter, digit or base64 character on either side, holding
+    a capital, a small letter and a digit: the shape of a key without a prefix, which only then is
+    told from ids and encoded data (found by the lint, never redacted by shape)."""
 
 
 class ProviderProfile(BaseModel):
@@ -495,6 +499,9 @@ for _p in (
         base_url="https://api.mistral.ai/v1",
         auth_style="bearer",
         key_env=("MISTRAL_API_KEY",),
+        # 32 letters and digits, no prefix (the Mistral rule of the betterleaks/gitleaks scanners;
+        # detect_llm_api_keys: ^[a-zA-Z0-9]{32}$)
+        key_shapes=(KeyShape(label="Mistral API key", prefix="", alphabet="A-Za-z0-9", length=32, exact=True),),
         default_model="mistral-large-latest",
         tool_choice_required="any",
         rejected_request_fields={

@@ -64,6 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         command=args.runtime_cmd,
         timeout=args.runtime_timeout,
         start_timeout=args.runtime_start_timeout,
+        max_answer=args.runtime_max_answer,
     )
     ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name, layers=roots.layers)
     try:
@@ -168,6 +169,23 @@ def _runtime_cmd_options(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds the --runtime-cmd program may take to start and answer the handshake (default: 120)",
     )
+    p.add_argument(
+        "--runtime-max-answer",
+        type=_positive_bytes,
+        metavar="BYTES",
+        help="longest line (one answer) the --runtime-cmd program may print, in bytes; it may print twice "
+        "that on stdout during one call (default: 16777216, 16 MiB)",
+    )
+
+
+def _positive_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of bytes: {text!r}") from None
+    if value < 1024:
+        raise argparse.ArgumentTypeError(f"at least 1024 bytes, not {value}")
+    return value
 
 
 # decode / encode -----------------------------------------------------------------------------------

@@ -14,14 +14,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import orjson
 import yaml
@@ -164,10 +165,51 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = False, mode: in
     return path
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: Path, *, limit: int | None = None) -> bytes:
     """The bytes of a regular file. A FIFO, socket or device is an `InputError` naming it, found
     without blocking (a FIFO is opened non-blocking, so a read never waits for a writer); a missing
-    file and a directory raise `FileNotFoundError` and `IsADirectoryError` as `read_bytes` does."""
+    file and a directory raise `FileNotFoundError` and `IsADirectoryError` as `read_bytes` does.
+    With `limit`, a file of more bytes is an `InputError` too, found before reading (and read in
+    chunks, so one that grows meanwhile is never held past the limit)."""
+    with _opened_regular(path) as handle:
+        if limit is None:
+            return handle.read()
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise InputError(f"{size:,} bytes, over the limit of {size_text(limit)}", where=str(path))
+        data = bytearray()
+        while chunk := handle.read(min(CHUNK, limit + 1 - len(data))):
+            data += chunk
+            if len(data) > limit:
+                raise InputError(f"more than {size_text(limit)}, the limit", where=str(path))
+        return bytes(data)
+
+
+CHUNK = 1 << 20
+"""Bytes read at a time where a file is read in chunks."""
+
+
+def sha256_regular(path: Path) -> str:
+    """The sha256 of a regular file (as `read_regular` finds it), read in chunks: never held whole."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with _opened_regular(path) as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, its symlinks resolved, lies inside `root` (resolved too)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+@contextlib.contextmanager
+def _opened_regular(path: Path) -> Iterator[IO[bytes]]:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
@@ -177,9 +219,17 @@ def read_regular(path: Path) -> bytes:
             raise InputError("not a regular file (a FIFO, socket or device)", where=str(path))
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
+            yield handle
     finally:
         os.close(fd)
+
+
+def size_text(n: int) -> str:
+    """`16 MiB`, `64 KiB`, or `1,234 bytes`: a size as a limit is named."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n:,} bytes"
 
 
 def read_text(path: Path) -> str:

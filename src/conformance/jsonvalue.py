@@ -9,6 +9,7 @@ report). Refused here, it is just invalid JSON: every caller already handles
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -64,6 +65,9 @@ MAX_CHARS = 4_096
 """Longest string `safe` keeps when asked to shorten (`shorten=True`): a report needs the start of it."""
 MAX_ITEMS = 1_000
 """Most items of one list or object `safe` keeps when asked to shorten."""
+MAX_VALUE_CHARS = 65_536
+"""Most characters of strings one value keeps, all its strings together, when `safe` is asked to
+shorten: a value of many long strings (a runtime answering a 50 MB request) stays a few pages."""
 
 
 def _escape(text: str) -> str:
@@ -77,6 +81,27 @@ def _escape(text: str) -> str:
     return text
 
 
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+"""Characters that move, hide or reorder what a terminal or page shows around them: C0 and C1
+controls (escape sequences, carriage returns, newlines), zero-width and bidirectional formatting
+characters (U+202E turns the rest of a line around), line and paragraph separators."""
+
+
+def printable(text: str) -> str:
+    """`text` with every control, zero-width and bidirectional formatting character written as its
+    escape (`\\x1b`, `\\u202e`): what a program printed, shown on one line as it is."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNPRINTABLE.sub(lambda m: repr(m.group(0))[1:-1] if m.group(0) in "\t\n\r" else _hex(m.group(0)), text)
+
+
+def _hex(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return _escape(key)
@@ -87,15 +112,21 @@ def _key(key: Any) -> str:
     return _escape(str(key))
 
 
-def _scalar(value: Any, shorten: bool) -> Any:
-    """A JSON scalar for `value` (not a container): strings escaped, NaN and infinities spelled out."""
+def _scalar(value: Any, shorten: bool, budget: list[int] | None = None) -> Any:
+    """A JSON scalar for `value` (not a container): strings escaped, NaN and infinities spelled out;
+    with `shorten`, a string is cut to `MAX_CHARS`, and to what is left of `budget[0]` characters,
+    saying how long it was."""
     if value is None or value is True or value is False or value.__class__ is int:
         return value
     if isinstance(value, str):
-        text = _escape(value)
-        if shorten and len(text) > MAX_CHARS:
-            return f"{text[:MAX_CHARS]}… [{len(text) - MAX_CHARS} more characters]"
-        return text
+        if not shorten:
+            return _escape(value)
+        keep = MAX_CHARS if budget is None else max(0, min(MAX_CHARS, budget[0]))
+        if budget is not None:
+            budget[0] -= min(len(value), keep)
+        if len(value) <= keep:
+            return _escape(value)
+        return f"{_escape(value[:keep])}… [{len(value) - keep:,} more characters, {len(value):,} in all]"
     if isinstance(value, float):
         if value != value:
             return "NaN"
@@ -105,12 +136,12 @@ def _scalar(value: Any, shorten: bool) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, bytes | bytearray | memoryview):
-        return _scalar(repr(bytes(value)), shorten)
+        return _scalar(repr(bytes(value)), shorten, budget)
     try:
         text = repr(value)
     except Exception as exc:  # an object whose repr raises is still reported, by its type
         text = f"<{type(value).__name__} object: repr raised {type(exc).__name__}>"
-    return _scalar(text, True)
+    return _scalar(text, True, budget)
 
 
 def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> Any:
@@ -120,7 +151,9 @@ def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> An
     `"-Infinity"`, keys strings, tuples and sets lists, bytes and other objects their `repr`, and
     anything nested deeper than `max_depth` a string saying so. With `shorten`, strings longer than
     `MAX_CHARS` and containers longer than `MAX_ITEMS` are cut with a note of what was left out (for
-    a report; a judgment takes the whole value). A value that needs none of it is returned as is."""
+    a report; a judgment takes the whole value), and all its strings together to `MAX_VALUE_CHARS`
+    characters, each cut string saying how long it was. A value that needs none of it is returned as is."""
+    budget = [MAX_VALUE_CHARS] if shorten else None
 
     def walk(v: Any, level: int) -> Any:
         if isinstance(v, dict):
@@ -150,6 +183,6 @@ def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> An
             if v.__class__ is list and not extra and all(a is b for a, b in zip(items, v, strict=True)):
                 return v
             return items
-        return _scalar(v, shorten)
+        return _scalar(v, shorten, budget)
 
     return walk(value, 0)

@@ -77,6 +77,13 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="seconds one call to the --conformance-runtime-cmd program may take before it counts as hung (60)",
     )
     group.addoption(
+        "--conformance-runtime-max-answer",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="longest line (one answer) the --conformance-runtime-cmd program may print (16 MiB)",
+    )
+    group.addoption(
         "--conformance-runtime-start-timeout",
         type=float,
         default=None,
@@ -367,6 +374,7 @@ def _context(config: pytest.Config) -> Any:
                 command=command,
                 timeout=config.getoption("--conformance-runtime-timeout"),
                 start_timeout=config.getoption("--conformance-runtime-start-timeout"),
+                max_answer=config.getoption("--conformance-runtime-max-answer"),
             )
         except ConformanceError as exc:
             raise pytest.UsageError(f"{where}: {exc}") from None

@@ -122,12 +122,25 @@ def key_shapes() -> tuple[KeyShape, ...]:
     return tuple(sorted(seen.values(), key=lambda s: -len(s.prefix)))
 
 
+_EDGE = r"A-Za-z0-9_\-+/=."
+"""Characters that continue a key, an id or base64 data: an exact key shape has none on either side."""
+
+
+def _full(shape: KeyShape) -> re.Pattern[str]:
+    if shape.exact:
+        mixed = "".join(f"(?=[{shape.alphabet}]*[{c}])" for c in ("A-Z", "a-z", "0-9"))
+        body = f"{re.escape(shape.prefix)}[{shape.alphabet}]{{{shape.length}}}"
+        return re.compile(f"(?<![{_EDGE}]){mixed}{body}(?![{_EDGE}])")
+    return re.compile(r"(?<![A-Za-z0-9])" + re.escape(shape.prefix) + f"[{shape.alphabet}]{{{shape.length},}}")
+
+
 @cache
 def _patterns(shapes: tuple[KeyShape, ...]) -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]:
     start = r"(?<![A-Za-z0-9])"
-    partial = "|".join(start + re.escape(s.prefix) + r"[A-Za-z0-9_\-]{8,}" for s in shapes)
+    prefixed = [s for s in shapes if s.prefix]  # a part of a key is told by its prefix alone
+    partial = "|".join(start + re.escape(s.prefix) + r"[A-Za-z0-9_\-]{8,}" for s in prefixed)
     redactor = re.compile(f"(?:{partial})|{_BEARER.pattern}" if partial else _BEARER.pattern)
-    full = tuple((s.label, re.compile(start + re.escape(s.prefix) + f"[{s.alphabet}]{{{s.length},}}")) for s in shapes)
+    full = tuple((s.label, _full(s)) for s in shapes)
     return redactor, (*full, ("bearer token", _BEARER))
 
 
@@ -164,6 +177,74 @@ def is_secret_header_value(value: str) -> bool:
     if not (re.search("[0-9]", token) and re.search("[A-Za-z]", token)):
         return False
     return entropy(token) >= min(3.5, math.log2(len(token)) - 0.5)
+
+
+CREDENTIAL_HEADER = re.compile(
+    r"^(?:proxy-)?authorization$|(?:^|-)(?:api-?key|apikey|auth-token|access-token|secret|password"
+    r"|subscription-key|credentials?)$",
+    re.IGNORECASE,
+)
+"""Header names whose value is a credential (`authorization`, `api-key`, `x-api-key`, `x-auth-token`,
+`ocp-apim-subscription-key`, …), unlike names that only mention one (`x-ratelimit-remaining-tokens`)."""
+ID_HEADER = re.compile(r"(?:^|-)(?:id|ids|id-\d+|served-by|ray|etag)$|trace", re.IGNORECASE)
+"""Header names whose value is an identifier, however random it looks (`x-amz-cf-id`, `x-amz-id-2`,
+`anthropic-workspace-id`, `x-served-by`, `x-cloud-trace-context`, `traceparent`): never taken for a
+credential by its entropy alone."""
+_SCHEME = re.compile(r"^(Token|Basic|Key|Bot|ApiKey|Api-Key|OAuth|Digest|Bearer)\s+(\S.*)$", re.IGNORECASE)
+_HEX32 = re.compile(r"^[0-9A-Fa-f]{32}$")
+_PLACEHOLDER = re.compile(r"redacted|<[^>]*>|^fp:[0-9a-f]{12}$|^(.)\1*$|x{4,}|\*{3,}", re.IGNORECASE)
+"""A value that stands in for a credential: `<redacted>`, a fingerprint, `XXXX`, `****`."""
+
+
+def _token_like(value: str) -> bool:
+    """A credential's shape, without asking for high entropy: 8+ characters of one token, letters and
+    digits both (or 32 hex digits), not a placeholder."""
+    value = value.strip().strip("\"'")
+    if len(value) < 8 or _PLACEHOLDER.search(value) or not _TOKEN.match(value):
+        return False
+    if _HEX32.match(value):
+        return True
+    if _PLAIN_VALUE.match(value):  # a number, a date, a dashed lowercase name (a model id)
+        return False
+    return bool(re.search("[0-9]", value) and re.search("[A-Za-z]", value))
+
+
+def header_credential(name: str, value: str) -> str | None:
+    """Why a cassette header (`name: value`) holds a credential, or None: a key used as the name; a
+    value in a header that carries credentials (`api-key`, `authorization`, …) that is not a
+    placeholder; an authorization scheme other than `Bearer` (`Token …`, `Basic …`; a bearer token
+    is found by `find_key`) with a credential after it; a `name=value` pair (`k=…;`) holding one;
+    32 hex digits (an Azure key's shape) outside a header that names an id; one high-entropy token
+    outside a header that names an id."""
+    if find_key(name) or is_secret_header_value(name) or _HEX32.match(name.strip()):
+        return "a credential used as a header name"
+    text = value.strip()
+    carries = CREDENTIAL_HEADER.search(name) and not text.lower().startswith("bearer ")
+    if carries and (_token_like(_SCHEME.sub(r"\2", text)) or any(_token_like(v) for _, v in _pairs(text))):
+        return f"a credential in the {name.lower()} header"
+    scheme = _SCHEME.match(text)
+    if scheme and scheme.group(1).lower() != "bearer" and _token_like(scheme.group(2)):
+        return f"a credential after `{scheme.group(1)}` in a header"
+    for key, pair in _pairs(text):
+        if is_secret_header_value(pair) or (SECRET_NAME.search(key) and _token_like(pair)) or find_key(pair):
+            return f"a credential in a `{key}=…` pair in a header"
+    if ID_HEADER.search(name):
+        return None
+    if _HEX32.match(text):
+        return "32 hex digits in a header (an Azure key's shape)"
+    if is_secret_header_value(text):
+        return "high-entropy token in a header"
+    return None
+
+
+def _pairs(value: str) -> list[tuple[str, str]]:
+    """The `name=value` pairs of a header value (`k=v; k2=v2`, `a=b, c=d`)."""
+    out = []
+    for piece in re.split(r"[;,\s]+", value):
+        key, eq, rest = piece.partition("=")
+        if eq and key and rest:
+            out.append((key, rest.strip("\"'")))
+    return out
 
 
 @cache
@@ -312,6 +393,8 @@ def fingerprint_query(query: str, keys: tuple[str, ...] = ()) -> str:
 
 
 __all__ = [
+    "CREDENTIAL_HEADER",
+    "ID_HEADER",
     "KEY_HEADERS",
     "MIN_SUBSTRING",
     "QUERY_KEYS",
@@ -326,6 +409,7 @@ __all__ = [
     "find_key",
     "fingerprint_headers",
     "fingerprint_query",
+    "header_credential",
     "is_secret_header_value",
     "keep_response_header",
     "key_fingerprint",

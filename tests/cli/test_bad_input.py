@@ -77,6 +77,12 @@ COMMANDS: dict[str, Command] = {
     "run": lambda t, c: ["run", "--root", str(_project(t, c["yaml"])), "--out", str(t / "out"), "--no-progress"],
     "sync-requests": lambda t, c: ["sync-requests", "--root", str(_project(t, c["yaml"]))],
     "record": lambda t, c: ["record", "--provider", "openai", "--root", str(_project(t, c["yaml"])), "--no-progress"],
+    "evidence derive": lambda t, c: [
+        "evidence",
+        "derive",
+        "--corpus",
+        str(_place(t, "corpus/catalog.json", c["json"]).parent),
+    ],
     "serve": lambda t, c: (
         ["serve", "--port", "0", "--cassettes", str(_place(t, "cassettes", None).parent / "cas")]
         if c["yaml"] is None

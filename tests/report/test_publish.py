@@ -114,3 +114,40 @@ def test_a_matrix_round_trips_through_the_site_api(site: Path, tmp_path: Path) -
     (reference,) = [r for r in index["runtimes"] if r["name"] == "reference"]
     assert [r["run"] for r in reference["runs"]] == ["v1.0", "v1.1", "v1.2"]
     assert reference["runs"][-1]["passed"] == sum(c.counts.get("pass", 0) for c in latest.cells)
+
+
+ADVERSARIAL = ["openai/b", "openai-b", "openai~2fb", "OpenAI-B", "..", ".", "", "a" * 300, "a" * 299 + "b", "é/ü"]
+"""Names that a lossy page name would make share a page: `/` and `-`, an escape spelled out, letter
+case (one file on a case-insensitive disk), dots, nothing, long names alike in their first 80 characters."""
+
+
+def test_page_names_never_collide(tmp_path: Path) -> None:
+    from conformance.report.matrix import FeatureRow
+    from tests.report.sample import cell, result
+
+    names = [slug(name) for name in ADVERSARIAL]
+    assert len({n.lower() for n in names}) == len(ADVERSARIAL), names
+    for name in names:
+        assert name and name not in (".", "..") and "/" not in name and len(name) <= 120
+        assert re.fullmatch(r"[a-z0-9._~-]+", name), name
+    matrix = sample_matrix(canaries=False).model_copy(
+        update={
+            "providers": ADVERSARIAL,
+            "features": [FeatureRow(id=n, group="g", title=f"title of {n}") for n in ADVERSARIAL],
+            "cells": [cell(p, p, result(p, p, f"s{i}", "pass")) for i, p in enumerate(ADVERSARIAL)],
+            "runtime": "r/1",
+        }
+    )
+    matrix.save(tmp_path / "runs" / "a" / "matrix.json")
+    matrix.model_copy(update={"runtime": "r-1"}).save(tmp_path / "runs" / "b" / "matrix.json")
+    out = tmp_path / "site"
+    assert main(["publish", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    for kind in ("providers", "features"):
+        pages = sorted((out / kind).glob("*.html"))
+        assert len(pages) == len(ADVERSARIAL)
+        api = json.loads((out / "api" / "index.json").read_text())[kind]
+        assert len(set(api.values())) == len(ADVERSARIAL)
+        for name, rel in api.items():
+            page = json.loads((out / rel).read_text())
+            assert page.get("provider", page.get("feature")) == name or name in json.dumps(page)
+    assert len(list((out / "runtimes").glob("*.html"))) == 2

@@ -20,20 +20,38 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _writable(target: Path, rel: str, *, force: bool) -> None:
+    """Refuse (one `InputError` naming the path) to write `target/rel` through a symlinked directory
+    or over a non-directory where a directory goes, to replace a directory, or to replace anything
+    that exists — a symlink, dangling or not, included — without `force`. With `force` a symlink
+    itself is replaced (the file is written beside it and renamed over it), never what it points to."""
+    from conformance.exceptions import InputError
+
+    folder = target
+    for part in Path(rel).parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise InputError("a symlinked directory: init never writes through a symlink", where=str(folder))
+        if folder.exists() and not folder.is_dir():
+            raise InputError("not a directory, where init writes a directory", where=str(folder))
+    path = target / rel
+    if path.is_dir() and not path.is_symlink():
+        raise InputError("a directory, where init writes a file", where=str(path))
+    if not force and (path.exists() or path.is_symlink()):
+        raise InputError("already exists; run again with --force to overwrite it", where=str(path))
+
+
 def run(args: argparse.Namespace) -> int:
     from conformance.commands.scaffold import GITHUB, PROJECT, ROOT
     from conformance.data import bundled_root
-    from conformance.exceptions import InputError
     from conformance.fileio import atomic_write
     from conformance.harness.sync import sync_requests
     from conformance.scenarios import stack_roots
 
     target = Path(args.dir)
     files = {**PROJECT, **(GITHUB if args.ci == "github" else {})}
-    if not args.force:
-        for rel in files:
-            if (target / rel).exists():
-                raise InputError("already exists; run again with --force to overwrite it", where=str(target / rel))
+    for rel in files:  # every path checked before anything is written
+        _writable(target, rel, force=args.force)
     for rel, text in files.items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)

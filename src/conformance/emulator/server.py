@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,17 +33,36 @@ from typing import IO, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from conformance.capabilities import ProviderProfile, get_profile, provider_names
 from conformance.codecs.request_form import failing, request_table
 from conformance.emulator.faults import Fault
 from conformance.exceptions import InputError
+from conformance.jsonvalue import printable
 from conformance.replay.cassette import Interaction, load_cassette
 from conformance.replay.delivery import delivered, restreamed
 from conformance.replay.matchers import body_findings
 from conformance.secrets import fingerprint_headers, fingerprint_query
 
 FAULT_HEADER = "x-conformance-fault"
+
+
+class _MalformedRequests(logging.Filter):
+    """aiohttp logs a request it cannot parse (a bad `Content-Length`, an oversized header) at
+    ERROR with its traceback, after answering it 400: made one WARNING line naming what was wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            what = " ".join(str(exc.message or type(exc).__name__).split())
+            record.msg, record.args = "emulator: %s for a malformed request: %s", (exc.code, printable(what[:200]))
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+_FILTER = _MalformedRequests()
 
 
 def _json(body: bytes | None) -> Any:
@@ -292,6 +312,7 @@ class EmulatorServer:
         self.loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
         self.log = RequestLog(settings.request_log, time.monotonic(), settings.keys) if settings.request_log else None
+        logging.getLogger("aiohttp.server").addFilter(_FILTER)  # once: the same filter is added once
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", Emulator(catalog, settings, self.log).handle)
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False)

@@ -21,7 +21,8 @@ from conformance.codecs import codec_for, decode_response
 from conformance.codecs.base import is_stream
 from conformance.codecs.endpoints import skip_reason
 from conformance.exceptions import InputError
-from conformance.fileio import SafeLoader, read_regular
+from conformance.fileio import SafeLoader, inside, read_regular
+from conformance.jsonvalue import printable
 from conformance.model import Outcome
 
 API_DIALECTS: dict[str, str] = {
@@ -90,12 +91,45 @@ class Skipped:
     reason: str
 
 
+MAX_RECORDING_BYTES = 64 << 20
+"""Largest recording read: thirty times the largest real one (2.1 MB)."""
+
+CATALOG_FIELDS = ("path", "provider", "api", "source_repo", "source_path", "commit", "license")
+"""What every catalog entry names, each a non-empty string."""
+
+
 def read_catalog(corpus: Path) -> list[dict[str, Any]]:
-    """The entries of `corpus/catalog.json`; `InputError` naming the file when it is not a list."""
-    data = json.loads(read_regular(corpus / "catalog.json"))
-    if not isinstance(data, list) or not all(isinstance(e, dict) and "path" in e for e in data):
-        raise InputError("not a corpus catalog (a list of entries with a path)", where=str(corpus / "catalog.json"))
+    """The entries of `corpus/catalog.json`; `InputError` naming the file (and the entry) when it is
+    not a list of entries, an entry lacks a field, or its path leaves the corpus folder."""
+    where = str(corpus / "catalog.json")
+    try:
+        data = json.loads(read_regular(corpus / "catalog.json", limit=MAX_RECORDING_BYTES))
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"not JSON: {str(exc)[:120]}", where=where) from None
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise InputError("not a corpus catalog (a list of entries with a path)", where=where)
+    for i, entry in enumerate(data):
+        name = f"entry {i}" + (f" ({printable(entry['path'][:120])})" if isinstance(entry.get("path"), str) else "")
+        bad = [f for f in CATALOG_FIELDS if not isinstance(entry.get(f), str) or not entry[f]]
+        if bad:
+            raise InputError(f"{name} has no {', '.join(bad)} (each a string)", where=where)
+        if not inside_corpus(corpus, entry["path"]):
+            raise InputError(f"{name}: a path outside the corpus folder", where=where)
     return data
+
+
+def inside_corpus(corpus: Path, path: str) -> bool:
+    """Whether a catalog path names a file inside `corpus`: relative, without `..`, and inside once
+    its symlinks are resolved."""
+    rel = Path(path)
+    if rel.is_absolute() or ".." in rel.parts or "\x00" in path:
+        return False
+    return inside(corpus / rel, corpus)
+
+
+def read_recording(corpus: Path, entry: dict[str, Any]) -> bytes:
+    """The bytes of an entry's file: a regular file of at most `MAX_RECORDING_BYTES` (`InputError` naming it)."""
+    return read_regular(corpus / entry["path"], limit=MAX_RECORDING_BYTES)
 
 
 def profile_for(provider: str, dialect: str) -> ProviderProfile:
@@ -148,6 +182,27 @@ def _body(raw: Any) -> bytes:
     return value if isinstance(value, bytes) else str(value or "").encode()
 
 
+def _interactions(doc: Any, where: str) -> list[dict[str, Any]]:
+    """A cassette's interactions, each with a request and a response mapping; else `InputError`."""
+    items = doc.get("interactions") if isinstance(doc, dict) else None
+    if not isinstance(items, list):
+        raise InputError("not a cassette (a mapping with a list of interactions)", where=where)
+    for i, item in enumerate(items):
+        if not (
+            isinstance(item, dict) and isinstance(item.get("request"), dict) and isinstance(item.get("response"), dict)
+        ):
+            raise InputError("not a cassette (an interaction without a request and a response)", where=f"{where}#{i}")
+    return items
+
+
+def _status(response: dict[str, Any], where: str) -> int:
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, dict) else None
+    if isinstance(code, bool) or not isinstance(code, int | str) or not str(code).isdigit():
+        raise InputError("not a cassette (a response without a numeric status code)", where=where)
+    return int(code)
+
+
 def read_entry(
     corpus: Path, entry: dict[str, Any], *, data: bytes | None = None
 ) -> tuple[list[Interaction], list[Skipped]]:
@@ -156,13 +211,19 @@ def read_entry(
     if dialect is None:
         return [], [Skipped(entry["path"], f"the {entry['api']} API of {entry['provider']} has no dialect")]
     profile = profile_for(entry["provider"], dialect)
-    text = (data if data is not None else read_regular(corpus / entry["path"])).decode()
-    doc = yaml.load(text, Loader=SafeLoader)  # libyaml: same data, 10x faster
+    where = str(corpus / entry["path"])
+    raw = data if data is not None else read_recording(corpus, entry)
+    try:
+        doc = yaml.load(raw.decode(), Loader=SafeLoader)  # libyaml: same data, 10x faster
+    except UnicodeDecodeError:
+        raise InputError("not a cassette (not UTF-8 text)", where=where) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not a cassette (not YAML: {' '.join(str(exc).split())[:120]})", where=where) from None
     found: list[Interaction] = []
     skipped: list[Skipped] = []
-    for i, item in enumerate(doc["interactions"]):
+    for i, item in enumerate(_interactions(doc, where)):
         request, response = item["request"], item["response"]
-        uri = request.get("uri") or ""
+        uri = str(request.get("uri") or "")
         why = skip_reason(dialect, request.get("method") or "POST", uri)
         if why is not None:
             skipped.append(Skipped(f"{entry['path']}#{i}", why))
@@ -172,7 +233,7 @@ def read_entry(
                 path=entry["path"],
                 index=i,
                 profile=profile,
-                status=int(response["status"]["code"]),
+                status=_status(response, f"{where}#{i}"),
                 headers=_headers(response.get("headers")),
                 body=_body(response.get("body")),
                 stream=stream_requested(request, uri),

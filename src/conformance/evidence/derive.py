@@ -14,7 +14,14 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from conformance.evidence.corpus import API_DIALECTS, Interaction, read_catalog, read_entry
+from conformance.evidence.corpus import (
+    API_DIALECTS,
+    MAX_RECORDING_BYTES,
+    Interaction,
+    read_catalog,
+    read_entry,
+    read_recording,
+)
 from conformance.evidence.manifest import Facts, Manifest, Recording
 from conformance.fileio import read_regular
 from conformance.model import (
@@ -80,7 +87,7 @@ def derive_recording(corpus: Path, entry: dict[str, Any], previous: Recording | 
     the SDK facts and the source file's hash are carried over from `previous`."""
     if entry["api"] not in API_DIALECTS:
         return None
-    data = read_regular(corpus / entry["path"])
+    data = read_recording(corpus, entry)
     calls, others = read_entry(corpus, entry, data=data)
     features: set[str] = set()
     for it in calls:
@@ -114,7 +121,8 @@ def derive(corpus: Path, previous: Manifest | None = None) -> Manifest:
         if rec is not None and rec.provider:
             recordings.append(rec)
     readme = corpus / "README.md"
-    title = read_regular(readme).decode().splitlines()[0].lstrip("# ").strip() if readme.is_file() else ""
+    text = read_regular(readme, limit=MAX_RECORDING_BYTES).decode("utf-8", "replace") if readme.is_file() else ""
+    title = text.splitlines()[0].lstrip("# ").strip() if text.strip() else ""
     corpus_title = title or (previous.corpus if previous is not None else "")
     return Manifest(corpus=corpus_title, recordings=recordings)
 

@@ -6,6 +6,10 @@ either each recording's raw file in its repository at the pinned commit (the def
 another host laid out as raw.githubusercontent.com is), or a base address (`https://…`,
 `file://…`) or a folder holding a copy of the corpus by path.
 
+Only regular files are read from a folder or a `file://` address, and only inside it (a symlink
+out of it, a FIFO or a device is refused, named); every source is read in chunks up to
+`MAX_RECORDING_BYTES`, and a cached file is hashed in chunks.
+
 A file fetched from its repository is checked against the manifest's `source_sha256`, converted
 from its `original_format` to the corpus form (`conformance.evidence.convert`) and checked against
 `sha256`; a file from a copy of the corpus is checked against `sha256` alone.
@@ -20,16 +24,23 @@ import os
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from conformance.evidence import corpus
 from conformance.evidence.convert import to_corpus_form
 from conformance.evidence.manifest import Manifest, Recording
 from conformance.exceptions import InputError
-from conformance.fileio import atomic_write, read_regular
+from conformance.fileio import atomic_write, inside, read_regular, sha256_regular, size_text
+from conformance.jsonvalue import printable
 
 RAW_BASE = "https://raw.githubusercontent.com"
 """The host serving each repository's files at a commit, as `<owner>/<name>/<commit>/<path>`."""
 
 TIMEOUT_S = 30.0
+
+MAX_RECORDING_BYTES = corpus.MAX_RECORDING_BYTES
+"""Largest recording read from any source: thirty times the largest real one (2.1 MB), so a huge or
+endless file (a device, a 3 GiB file) is refused before it costs memory."""
 
 GIVE_UP_AFTER = 3
 """Recordings tried before the rest are left untried when none of them could reach its source
@@ -49,7 +60,7 @@ def address(rec: Recording, source: str | None, raw: str = RAW_BASE) -> str:
     if source is None:
         return f"{raw.rstrip('/')}/{rec.source_repo}/{rec.commit}/{rec.source_path}"
     if "://" not in source:
-        return Path(source, rec.path).resolve().as_uri()
+        return Path(os.path.abspath(Path(source, rec.path))).as_uri()  # symlinks kept: checked on reading
     return source.rstrip("/") + "/" + rec.path
 
 
@@ -66,9 +77,37 @@ class Fetched:
     unreachable: bool = False
 
 
+def _read(url: str, source: str | None) -> bytes:
+    """The bytes at `url`: a file inside the folder `source` names (`read_local`), or `_get`."""
+    if url.startswith("file://"):
+        return read_local(Path(urllib.request.url2pathname(urlsplit(url).path)), _folder(source))
+    return _get(url)
+
+
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # http(s) and file only
-        return bytes(response.read())
+    """An http(s) answer of at most `MAX_RECORDING_BYTES`."""
+    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:  # http(s) only
+        data = bytes(response.read(MAX_RECORDING_BYTES + 1))
+    if len(data) > MAX_RECORDING_BYTES:
+        raise InputError(f"more than {size_text(MAX_RECORDING_BYTES)}, the limit", where=url)
+    return data
+
+
+def _folder(source: str | None) -> Path | None:
+    """The folder a source names (by path or `file://` address); None for a network source."""
+    if source is None or source.startswith(("http://", "https://")):
+        return None
+    if source.startswith("file://"):
+        return Path(urllib.request.url2pathname(urlsplit(source).path))
+    return Path(source)
+
+
+def read_local(path: Path, folder: Path | None) -> bytes:
+    """A recording from a folder: a regular file inside `folder` (its symlinks resolved), of at most
+    `MAX_RECORDING_BYTES`; anything else an `InputError` naming it."""
+    if folder is not None and not inside(path, folder):
+        raise InputError(f"outside the folder {folder} (a symlink out of it)", where=str(path))
+    return read_regular(path, limit=MAX_RECORDING_BYTES)
 
 
 def _sha(data: bytes) -> str:
@@ -93,13 +132,15 @@ def _corpus_form(rec: Recording, url: str, data: bytes) -> tuple[bytes | None, s
 
 def fetch_one(rec: Recording, cache: Path, source: str | None, raw: str = RAW_BASE) -> Fetched:
     target = cache / rec.path
-    if target.is_file() and _sha(read_regular(target)) == rec.sha256:
+    if target.is_file() and sha256_regular(target) == rec.sha256:
         return Fetched(rec.path, "cached")
     url = address(rec, source, raw)
     if not url.startswith(("https://", "http://", "file://")):
         return Fetched(rec.path, "failed", f"{url}: not an http(s) or file address")
     try:
-        data = _get(url)
+        data = _read(url, source)
+    except InputError as exc:  # not a regular file, outside the folder, over the size limit
+        return Fetched(rec.path, "failed", printable(str(exc)))
     except urllib.error.HTTPError as exc:
         return Fetched(rec.path, "failed", f"{url}: HTTP {exc.code} {exc.reason}")
     except (urllib.error.URLError, OSError, ValueError) as exc:

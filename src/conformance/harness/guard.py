@@ -61,7 +61,8 @@ def guarded(ctx: HarnessContext) -> HarnessContext:
 
 
 def safe_result(res: ScenarioResult) -> ScenarioResult:
-    """`res` with every value it keeps (expected, actual, diff, reason) savable as JSON, long values shortened."""
+    """`res` with every value it keeps (expected, actual, diff, request findings, reason) savable as
+    JSON, long values shortened (each cut string says how long it was)."""
     res.reason = safe(res.reason, shorten=True)
     res.traceback = safe(res.traceback, shorten=True)
     res.expected = safe(res.expected, shorten=True)
@@ -70,6 +71,16 @@ def safe_result(res: ScenarioResult) -> ScenarioResult:
         entry.path = safe(entry.path, shorten=True)
         entry.expected = safe(entry.expected, shorten=True)
         entry.actual = safe(entry.actual, shorten=True)
+    res.requests = [
+        finding.model_copy(
+            update={
+                "path": safe(finding.path, shorten=True),
+                "expected": safe(finding.expected, shorten=True),
+                "actual": safe(finding.actual, shorten=True),
+            }
+        )
+        for finding in res.requests
+    ]
     return res
 
 

@@ -2,8 +2,12 @@
 malformed files — each finding with the file and the line.
 
 Secret-like values (see `conformance.secrets`): the key shapes the provider profiles declare (also
-where a body spells them with `\\uXXXX` escapes), bearer tokens, header values that are one
-high-entropy token, and cookies (`set-cookie`, `cookie`: a session is a credential). Bodies are
+where a body spells them with `\\uXXXX` escapes; a key without a prefix, such as Mistral's, only as
+a standalone run of letters and digits), bearer tokens, cookies (`set-cookie`, `cookie`: a session is
+a credential) and, in headers (`header_credential`): a key used as a header's name, any value of a
+header that carries credentials (`api-key`, `authorization: Token …`) that is not a placeholder, a
+credential in a `name=value;` pair, 32 hex digits or one high-entropy token outside a header that
+names an id. Bodies are
 checked for key shapes only, so base64 image data or signatures are not flagged.
 """
 
@@ -17,7 +21,7 @@ from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_layered
-from conformance.secrets import find_key, is_secret_header_value, unescape_ascii
+from conformance.secrets import find_key, header_credential, unescape_ascii
 
 
 @dataclass(frozen=True)
@@ -33,23 +37,6 @@ class Finding:
 
 COOKIE_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie"})
 """Headers that carry a session: never kept in a cassette (recording drops them)."""
-
-ID_HEADERS = frozenset(
-    {
-        "traceparent",
-        "x-cloud-trace-context",
-        "x-amz-cf-id",
-        "x-amz-id-2",
-        "x-amz-request-id",
-        "x-served-by",
-        "x-trans-id",
-        "anthropic-workspace-id",
-    }
-)
-"""Headers whose value names a request, a trace (W3C `traceparent`, Google Cloud's
-`x-cloud-trace-context`), a CDN node or the workspace that answered: high-entropy, and no
-credential (none of them grants access to anything). Real recordings of the corpus carry them as
-the providers sent them."""
 
 
 def _headers(data: object) -> list[tuple[str, str]]:
@@ -90,8 +77,9 @@ def lint_file(path: Path, referenced: dict[Path, int] | None, catalogued: bool |
     for name, value in _headers(parse_yaml(text)):  # the parser load_cassette used, so it parses
         if name.lower() in COOKIE_HEADERS:
             findings.append(Finding(path, line_of(f"{name}:"), "secret", f"a {name.lower()} header (a session)"))
-        elif name.lower() not in ID_HEADERS and is_secret_header_value(value):
-            findings.append(Finding(path, line_of(value.strip()[:24]), "secret", "high-entropy token in a header"))
+        elif (why := header_credential(name, value)) is not None:
+            needle = name if "header name" in why else value.strip()[:24]
+            findings.append(Finding(path, line_of(needle), "secret", why))
     if catalogued is not None:
         if not catalogued:
             findings.append(Finding(path, 1, "unreferenced", "not in the corpus catalog (catalog.json)"))

@@ -18,6 +18,7 @@ from conformance.harness.checks import run_check
 from conformance.harness.context import HarnessContext
 from conformance.harness.parallel import can_fork, computing_programs, run_parallel
 from conformance.harness.real import CellTraffic, RealResult, tally
+from conformance.jsonvalue import safe
 from conformance.replay.cassette import cassette_evidence, cassette_meta, load_cassette
 from conformance.report.backing import bundled_backing
 from conformance.report.matrix import (
@@ -290,7 +291,7 @@ def build_matrix(
         cells=cells,
         counts=totals,
         provenance=_provenance(results, providers, ctx),
-        declaration=ctx.declaration.to_json() if ctx.declaration_given else None,
+        declaration=safe(ctx.declaration.to_json(), shorten=True) if ctx.declaration_given else None,
         real_traffic=columns,
     )
 

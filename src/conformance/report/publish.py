@@ -18,8 +18,8 @@ shown apart and never in the denominator.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,10 +119,30 @@ class Runtime:
         return self.runs[-1]
 
 
+SLUG_CHARS = 80
+"""Longest page name kept whole; a longer one is cut and ends in a hash of the whole name."""
+_KEPT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
 def slug(text: str) -> str:
-    """A file-name-safe form of a runtime, provider or feature name (never empty, never `..`)."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "x"
-    return out[:80]
+    """The page name of a runtime, provider or feature name: one name, one page, never another's.
+
+    Lowercase letters, digits, `-`, `_` and a `.` after the first character are kept; every other
+    character (`/`, `~`, a capital, a leading dot, a space, …) becomes `~` and its UTF-8 bytes in
+    hex (`openai/b` is `openai~2fb`, `openai-b` stays), so two names never share a page, whatever the
+    disk's letter case. The empty name is `~`. A name longer than `SLUG_CHARS` once written keeps its
+    first part and ends in `~~` and 16 hex digits of its sha256 (no unshortened name holds `~~`)."""
+    if not text:
+        return "~"
+    out = "".join(c if c in _KEPT and (c != "." or i) else _escaped(c) for i, c in enumerate(text))
+    if len(out) <= SLUG_CHARS:
+        return out
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return out[: SLUG_CHARS - 18] + "~~" + digest
+
+
+def _escaped(char: str) -> str:
+    return "".join(f"~{b:02x}" for b in char.encode("utf-8", "surrogatepass"))
 
 
 def collect(runs_dir: Path) -> list[Runtime]:
@@ -137,17 +157,10 @@ def collect(runs_dir: Path) -> list[Runtime]:
         label = path.parent.relative_to(runs_dir).as_posix() if path.parent != runs_dir else path.parent.name
         matrix = Matrix.load(path)
         groups.setdefault(matrix.runtime, []).append(Run(label, matrix))
-    runtimes: list[Runtime] = []
-    used: set[str] = set()
-    for name in sorted(groups):
-        base = s = slug(name)
-        n = 1
-        while s in used:
-            n += 1
-            s = f"{base}-{n}"
-        used.add(s)
-        runtimes.append(Runtime(name, s, sorted(groups[name], key=lambda r: (r.matrix.generated_at, r.label))))
-    return runtimes
+    return [
+        Runtime(name, slug(name), sorted(groups[name], key=lambda r: (r.matrix.generated_at, r.label)))
+        for name in sorted(groups)
+    ]
 
 
 def _providers(runtimes: list[Runtime]) -> list[str]:

@@ -10,6 +10,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from conformance.jsonvalue import printable
 from conformance.report.matrix import Cell, Matrix, Verdict
 
 SYMBOLS: dict[Verdict, tuple[str, str]] = {
@@ -117,7 +118,7 @@ class MatrixTable:
         m = self.matrix
         width = None if self.width is None else min(self.width, options.max_width)
         chunks = provider_chunks(m, width)
-        title = f"conformance matrix — runtime: {m.runtime}"
+        title = f"conformance matrix — runtime: {printable(m.runtime)}"
         for i, providers in enumerate(chunks):
             part = f" ({i + 1}/{len(chunks)})" if len(chunks) > 1 else ""
             yield self._table(providers, title + part)
@@ -141,7 +142,8 @@ class MatrixTable:
         defects, gaps = m.defects, m.gaps
         if sum(defects.values()) or sum(gaps.values()):
             yield Text(
-                f"runtime {m.runtime}: {sum(defects.values())} did something else ({defects.get('wrong', 0)} wrong, "
+                f"runtime {printable(m.runtime)}: {sum(defects.values())} did something else "
+                f"({defects.get('wrong', 0)} wrong, "
                 f"{defects.get('extra', 0)} extra, {defects.get('crash', 0)} crashes), {sum(gaps.values())} gaps "
                 f"({gaps.get('missing', 0)} missing, {gaps.get('not_offered', 0)} not offered); "
                 "whether that is a defect, the evidence classes say"
@@ -165,7 +167,9 @@ class MatrixTable:
                     if res.verdict in ("fail", "error", "policy"):
                         symbol, style = SYMBOLS[res.verdict]
                         cls = f" ({res.evidence_class})" if res.evidence_class else ""
-                        yield Text(f"{symbol} {res.scenario}[{res.provider}]{cls}: {res.reason}", style=style)
+                        yield Text(
+                            f"{symbol} {res.scenario}[{res.provider}]{cls}: {printable(res.reason)}", style=style
+                        )
                         if res.evidence_class and res.verdict != "policy":
                             wire, rule = res.wire_source or "none replayed", res.rule_source or "no source"
                             yield Text(f"    wire: {wire}; rule: {rule}", style="dim")

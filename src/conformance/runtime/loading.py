@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import sys
@@ -19,6 +20,7 @@ def load_runtime(
     command: str | None = None,
     timeout: float | None = None,
     start_timeout: float | None = None,
+    max_answer: int | None = None,
 ) -> tuple[Any, str]:
     """`package.module:factory` → (a runtime instance, its name); None → the reference runtime.
 
@@ -26,14 +28,23 @@ def load_runtime(
     must implement at least one capability, and every capability in `needs`. `command` (a program
     speaking the JSON-lines protocol, `runtime.process`) is used instead of `spec` when given; its
     name is the handshake's name and version; `timeout` bounds one call, `start_timeout` the start-up
-    and handshake (the defaults of `runtime.process` when None)."""
+    and handshake, `max_answer` the longest line it may print (its stdout during one call: twice that;
+    the defaults of `runtime.process` and `runtime.program` when None)."""
     if command:
         from conformance.runtime.process import DEFAULT_START_TIMEOUT_S, DEFAULT_TIMEOUT_S, ProcessRuntime
+        from conformance.runtime.program import DEFAULT_LIMITS
+
+        limits = DEFAULT_LIMITS
+        if max_answer:
+            limits = dataclasses.replace(limits, line_bytes=max_answer, call_bytes=2 * max_answer)
 
         if spec:
             raise InputError("give --runtime or --runtime-cmd, not both", where=where)
         proc = ProcessRuntime(
-            command, timeout=timeout or DEFAULT_TIMEOUT_S, start_timeout=start_timeout or DEFAULT_START_TIMEOUT_S
+            command,
+            timeout=timeout or DEFAULT_TIMEOUT_S,
+            start_timeout=start_timeout or DEFAULT_START_TIMEOUT_S,
+            limits=limits,
         )
         label = f"{proc.name} {proc.version}" if proc.version else proc.name
         missing = missing_capabilities(proc, needs)

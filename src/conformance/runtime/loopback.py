@@ -34,6 +34,8 @@ process.
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import sys
 import threading
 import time
@@ -44,6 +46,9 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import httpx
+
+from conformance.fileio import size_text
+from conformance.jsonvalue import printable
 
 FIT_SLACK_S = 0.05
 """A wait the program says it made fits a gap this much shorter (clock reading granularity)."""
@@ -158,13 +163,40 @@ def _wait_closed(sock: Any, seconds: float) -> bool:
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"})
 
 
+MAX_BODY_BYTES = 16 << 20
+"""Largest request body the loopback reads (a larger one is answered 413 unread): eight times the
+largest request a bundled row makes, while the body, its copy for the transport and its parse stay
+far below 300 MB. Headers are bounded by the standard library's server: at most 100 header lines
+of at most 64 KiB each (431), a request line of at most 64 KiB (414)."""
+
+LOG = logging.getLogger("conformance.loopback")
+"""One warning line per request the loopback refuses (a malformed or oversized request)."""
+
+_LENGTH = re.compile(r"[0-9]{1,19}")
+
+
+def body_length(value: str | None, limit: int) -> tuple[int, int, str]:
+    """The body length a `Content-Length` header value gives, or the status and the reason to refuse
+    it: (length, 0, "") when it reads; (0, 400, why) when it is not one decimal number (`abc`, `-5`,
+    `1e3`, `0x10`, `5, 6`); (0, 413, why) when it is over `limit` bytes."""
+    if value is None:
+        return 0, 0, ""
+    text = value.strip()
+    if not _LENGTH.fullmatch(text):
+        return 0, 400, f"a Content-Length that is not a number of bytes: {printable(text[:40])!r}"
+    if int(text) > limit:
+        return 0, 413, f"a body of {int(text):,} bytes, over the limit of {size_text(limit)}"
+    return int(text), 0, ""
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client closing its kept-alive connection is no error; anything else is printed as usual."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
+        """A client closing its kept-alive connection is no error; anything else is one log line."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, ConnectionError):
+            LOG.warning("loopback: a request from %s failed: %s", client_address[0], printable(f"{exc!r}"[:200]))
 
 
 class Loopback:
@@ -188,6 +220,8 @@ class Loopback:
         self.gaps: list[tuple[float, float | None]] = []
         """Each gap between an answer and the next request, with the wait it holds by the busy rule (or None)."""
         self.error: BaseException | None = None
+        self.max_body = MAX_BODY_BYTES
+        """Largest request body read; a larger one is answered 413."""
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -244,9 +278,25 @@ class Loopback:
         if self.error is not None:
             raise self.error
 
+    def _refuse(self, handler: BaseHTTPRequestHandler, status: int, why: str) -> None:
+        """Answer `status` with `why` (one line, also logged) and close the connection: what follows
+        on it cannot be framed."""
+        LOG.warning("loopback: %d for %s %s: %s", status, handler.command, printable(handler.path[:200]), why)
+        content = why.encode()
+        handler.send_response(status)
+        handler.send_header("content-type", "text/plain; charset=utf-8")
+        handler.send_header("content-length", str(len(content)))
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        handler.wfile.write(content)
+        handler.close_connection = True
+
     def _serve(self, handler: BaseHTTPRequestHandler, arrived: float) -> None:
+        length, status, why = body_length(handler.headers.get("content-length"), self.max_body)
+        if status:
+            self._refuse(handler, status, why)
+            return
         busy = self._busy()
-        length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         with self._lock:
             if self._last is not None:
@@ -295,11 +345,13 @@ class Loopback:
 __all__ = [
     "FIT_SLACK_S",
     "HELD",
+    "MAX_BODY_BYTES",
     "MIN_WAIT_S",
     "PROC",
     "RUN_DELAY_PER_CPU",
     "Busy",
     "Loopback",
+    "body_length",
     "busy_seconds",
     "fit_waits",
     "gap_wait",

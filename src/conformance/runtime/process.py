@@ -13,29 +13,35 @@ are recorded on the check's clock as the gaps the program left.
 
 Faults — the program does not start, exits, prints a line that is not JSON, answers another id,
 declares an unknown capability, does not answer the handshake within `start_timeout` seconds or
-another call within `timeout` seconds — raise
-`RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`, the
-process is stopped and the next call starts a fresh one. Each thread of a run gets a program of its
-own from a pool, which keeps at most `limit` programs alive (`--jobs`: a caller finding them all
-busy waits for one); at most `STARTING_AT_ONCE` programs start at once (a start-up that waits its
-turn is not timed), so starting many programs on few cores does not make their handshakes look hung.
+another call within `timeout` seconds, breaks a limit on what it prints (`runtime.program.Limits`)
+— raise `RuntimeProcessError` (one line, with the stderr tail): the row being answered is `error`,
+the process is stopped with everything it started (`runtime.program`) and the next call starts a
+fresh one. Each thread of a run gets a program of its own from a pool, which keeps at most `limit`
+programs alive (`--jobs`: a caller finding them all busy waits for one); at most `STARTING_AT_ONCE`
+programs start at once (a start-up that waits its turn is not timed), so starting many programs on
+few cores does not make their handshakes look hung.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
+import dataclasses
 import os
-import queue
 import shlex
-import subprocess
 import threading
-from collections import deque
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance.exceptions import ConformanceError, InputError
+from conformance.jsonvalue import printable
+from conformance.runtime.program import (
+    DEFAULT_LIMITS,
+    PROGRAM_FAULT,
+    Limits,
+    Program,
+    RemoteError,
+    RuntimeProcessError,
+)
 from conformance.runtime.protocol import CAPABILITIES, AgentRequest, Declaration, TurnRequest
 
 PROTOCOL = 1
@@ -59,136 +65,8 @@ def _cpus() -> int:
 STARTING_AT_ONCE = max(1, _cpus())
 """Programs of one pool that may be starting (up to their handshake) at the same time."""
 
-STDERR_TAIL = 5
-"""Lines of the program's stderr kept for a fault's reason."""
 
-
-PROGRAM_FAULT = "runtime program"
-"""Every fault's reason holds these words (the run's summary counts the rows they failed)."""
-
-
-class RuntimeProcessError(InputError):
-    """The runtime program broke the protocol (crash, hang, non-JSON, wrong id, …): one line with its stderr tail."""
-
-
-class RemoteError(ConformanceError):
-    """The runtime program answered a call with an `error` (it raised): its type, message and traceback."""
-
-    def __init__(self, type_: str, message: str, traceback: str | None) -> None:
-        self.remote_type = type_
-        self.remote_traceback = traceback
-        super().__init__(f"{type_}: {message}" if type_ else message)
-
-
-class _Child:
-    """One started program: a reader thread for stdout (lines into a queue), one for stderr (a tail)."""
-
-    def __init__(self, argv: list[str], timeout: float) -> None:
-        self.timeout = timeout
-        self.stderr: deque[str] = deque(maxlen=STDERR_TAIL)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self._next = 0
-        self._write = threading.Lock()
-        try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
-            )
-        except OSError as exc:
-            raise RuntimeProcessError(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
-        out, err = self.proc.stdout, self.proc.stderr
-        assert out is not None and err is not None
-        threading.Thread(target=self._pump, args=(out, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(err, self.stderr.append), daemon=True).start()
-
-    @staticmethod
-    def _pump(stream: Any, sink: Any) -> None:
-        with contextlib.suppress(ValueError, OSError):  # the stream closed by `stop()` while being read
-            for line in stream:
-                sink(line.rstrip("\n"))
-        if sink.__name__ == "put":
-            sink(None)  # end of stdout
-
-    def fault(self, reason: str) -> RuntimeProcessError:
-        self.stop()
-        with contextlib.suppress(Exception):
-            self.proc.wait(timeout=1)
-        tail = " | ".join(line.strip() for line in list(self.stderr) if line.strip())
-        return RuntimeProcessError(f"runtime program {reason}" + (f"; stderr: {tail[-400:]}" if tail else ""))
-
-    def call(self, method: str, params: dict[str, Any] | None, timeout: float | None = None) -> Any:
-        self._next += 1
-        ident = self._next
-        line = json.dumps({"id": ident, "method": method, "params": params or {}}, ensure_ascii=False)
-        try:
-            self._send(line)
-        except (OSError, ValueError):
-            raise self.fault(f"exited before `{method}` (exit code {self.proc.poll()})") from None
-        try:
-            answer = self.lines.get(timeout=timeout or self.timeout)
-        except queue.Empty:
-            raise self.fault(f"did not answer `{method}` within {timeout or self.timeout:g} s") from None
-        if answer is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=1)
-            raise self.fault(f"exited during `{method}` (exit code {self.proc.poll()})")
-        try:
-            data = json.loads(answer)
-        except ValueError:
-            raise self.fault(f"printed a line that is not JSON during `{method}`: {answer[:80]!r}") from None
-        if not isinstance(data, dict) or data.get("id") != ident:
-            got = data.get("id") if isinstance(data, dict) else type(data).__name__
-            raise self.fault(f"answered `{method}` (id {ident}) with id {got!r}")
-        if "error" in data:
-            err = data["error"] if isinstance(data["error"], dict) else {"message": str(data["error"])}
-            raise RemoteError(str(err.get("type") or ""), str(err.get("message") or ""), err.get("traceback"))
-        if "result" not in data:
-            raise self.fault(f"answered `{method}` with neither result nor error")
-        return data["result"]
-
-    def _send(self, line: str) -> None:
-        with self._write:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        """A line that asks no answer (`cancel` of the call in progress), from any thread; a program
-        that has gone is found by the call it is answering."""
-        with contextlib.suppress(OSError, ValueError):
-            self._send(json.dumps({"method": method, "params": params}, ensure_ascii=False))
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(Exception):
-                self.proc.kill()
-            with contextlib.suppress(Exception):
-                self.proc.wait(timeout=5)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(Exception):
-                if stream is not None:
-                    stream.close()
-
-    def close(self) -> None:
-        """`shutdown`, then close stdin and wait a moment; kill if it lingers."""
-        if self.proc.poll() is None:
-            with contextlib.suppress(ConformanceError):
-                self.call("shutdown", None, timeout=2)
-            with contextlib.suppress(Exception):
-                assert self.proc.stdin is not None
-                self.proc.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=2)
-        self.stop()
-
-
-def _check_handshake(child: _Child, data: Any) -> tuple[Declaration, frozenset[str]]:
+def _check_handshake(child: Program, data: Any) -> tuple[Declaration, frozenset[str]]:
     if not isinstance(data, dict):
         raise child.fault("answered the handshake with something that is not an object")
     if data.get("protocol") != PROTOCOL:
@@ -202,8 +80,24 @@ def _check_handshake(child: _Child, data: Any) -> tuple[Declaration, frozenset[s
     try:
         declaration = Declaration.from_json(data, default_name="runtime")
     except (TypeError, ValueError) as exc:
-        raise child.fault(f"sent a handshake that does not read: {exc}") from None
-    return declaration, frozenset(caps)
+        raise child.fault(f"sent a handshake that does not read: {printable(str(exc))[:200]}") from None
+    version = declaration.version
+    shown = dataclasses.replace(
+        declaration, name=_label(declaration.name), version=None if version is None else _label(version)
+    )
+    return shown, frozenset(caps)
+
+
+HANDSHAKE_CHARS = 120
+"""Characters of a handshake's name or version kept (they title the report and every summary line)."""
+
+
+def _label(text: str) -> str:
+    """A name or version as the harness shows it: printable, at most `HANDSHAKE_CHARS` characters
+    and the full length stated."""
+    if len(text) > HANDSHAKE_CHARS:
+        return printable(text[:HANDSHAKE_CHARS]) + f"… [{len(text):,} characters]"
+    return printable(text)
 
 
 class ProcessPool:
@@ -215,8 +109,10 @@ class ProcessPool:
         timeout: float,
         start_timeout: float = DEFAULT_START_TIMEOUT_S,
         limit: int | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.argv, self.timeout, self.start_timeout = argv, timeout, start_timeout
+        self.limits = limits
         self.limit = limit
         """At most this many programs alive at once (None: no limit); a caller finding every one busy
         waits for one to come back, unless it already holds one (a check needing two at once)."""
@@ -228,8 +124,8 @@ class ProcessPool:
 
     def _fresh_if_forked(self) -> None:
         if os.getpid() != self._pid:  # a forked worker: the parent's pipes are not ours to use
-            self._idle: list[_Child] = []
-            self._all: list[_Child] = []
+            self._idle: list[Program] = []
+            self._all: list[Program] = []
             self._lock = threading.Condition()
             self._pid = os.getpid()
             self._starting = threading.BoundedSemaphore(STARTING_AT_ONCE)
@@ -239,14 +135,14 @@ class ProcessPool:
     def _alive(self) -> int:
         return len(self._all) + self._reserved
 
-    def start(self) -> tuple[_Child, Any]:
+    def start(self) -> tuple[Program, Any]:
         """A fresh program and its handshake's answer, once fewer than `STARTING_AT_ONCE` are starting."""
         with self._lock:
             self._reserved += 1
             self.peak = max(self.peak, self._alive())
         try:
             with self._starting:
-                child = _Child(self.argv, self.timeout)
+                child = Program(self.argv, self.timeout, self.limits)
                 with self._lock:
                     self.started += 1
                 try:
@@ -261,7 +157,7 @@ class ProcessPool:
                 self._lock.notify_all()
         return child, hello
 
-    def _take(self) -> _Child | None:
+    def _take(self) -> Program | None:
         """An idle program, or None when a new one may start; waits while `limit` programs are busy."""
         with self._lock:
             while not self._idle and self.limit is not None and self._alive() >= self.limit:
@@ -296,14 +192,14 @@ class ProcessPool:
             else:
                 self._drop(child)
 
-    def _drop(self, child: _Child) -> None:
+    def _drop(self, child: Program) -> None:
         child.stop()
         with self._lock:
             if child in self._all:
                 self._all.remove(child)
             self._lock.notify_all()
 
-    def give_back(self, child: _Child) -> None:
+    def give_back(self, child: Program) -> None:
         """A program started with `start` becomes idle, for the next caller."""
         with self._lock:
             self._idle.append(child)
@@ -321,7 +217,12 @@ class ProcessRuntime:
     """The runtime protocol answered by a program (`command`, split like a shell does) over JSON lines."""
 
     def __init__(
-        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, start_timeout: float = DEFAULT_START_TIMEOUT_S
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        start_timeout: float = DEFAULT_START_TIMEOUT_S,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         argv = shlex.split(command)
         if not argv:
@@ -329,7 +230,7 @@ class ProcessRuntime:
         self.command = command
         self.real_time = True
         """Waits pass in real time in the program: checks with waits are worth running concurrently."""
-        self.pool = ProcessPool(argv, timeout, start_timeout)
+        self.pool = ProcessPool(argv, timeout, start_timeout, limits=limits)
         child, hello = self.pool.start()
         self.declaration, self.capabilities = _check_handshake(child, hello)
         self.pool.give_back(child)
@@ -445,7 +346,7 @@ class StoreHandle:
     def __init__(self, runtime: ProcessRuntime, backend: str, directory: str, options: dict[str, Any] | None) -> None:
         self._pool = runtime.pool
         self._ctx = self._pool.child()
-        self._child: _Child = self._ctx.__enter__()  # the session lives in one process until closed
+        self._child: Program = self._ctx.__enter__()  # the session lives in one process until closed
         try:
             opened = self._call({"op": "open", "backend": backend, "directory": directory, "options": options})
         except BaseException:
@@ -505,10 +406,12 @@ def _obj(value: Any, method: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "DEFAULT_START_TIMEOUT_S",
     "DEFAULT_TIMEOUT_S",
     "PROGRAM_FAULT",
     "PROTOCOL",
+    "Limits",
     "ProcessRuntime",
     "RemoteError",
     "RuntimeProcessError",
