@@ -148,7 +148,11 @@ class ProviderProfile(BaseModel):
     think_tags: bool = False
     """Extract `<think>…</think>` from content into a thinking block."""
     output_excludes_reasoning: bool = False
-    """`completion_tokens` does not count reasoning tokens (xAI): add them."""
+    """`completion_tokens` does not count reasoning tokens (xAI): add them, as `output_tokens` is
+    every generated token. xAI: every real recording has `total_tokens` = prompt + completion +
+    `reasoning_tokens` (12 + 1 + 228 = 241), and "The reasoning token count is outputted in the
+    reasoning_tokens field, separated from the completion_tokens" (Grok on Vertex AI,
+    https://docs.cloud.google.com/vertex-ai/generative-ai/docs/partner-models/grok/capabilities/reasoning)."""
     sources_fields: tuple[str, ...] = ()
     """Top-level response fields listing the web sources of the answer, first present wins: objects
     with `url` and `title`, or URL strings (Perplexity: `search_results`, `citations`)."""

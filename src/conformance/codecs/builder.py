@@ -122,6 +122,22 @@ class MessageBuilder:
         if signature:
             part.signature = signature
 
+    def complete(self, key: Hashable, kind: PartKind, whole: str) -> None:
+        """The whole text of the `kind` part at `key`, as a provider restates it at the part's end:
+        what the deltas left out of it is appended as one more delta; deltas that are not a prefix
+        of it give way to it (without an event: those sent cannot be taken back). Nothing happens
+        when there is no such part."""
+        part = self._parts.get(key)
+        if part is None or part.kind != kind or part.delta_event is None:
+            return
+        so_far = "".join(part.chunks)
+        if so_far == whole:
+            return
+        if whole.startswith(so_far):
+            self.append(key, kind, whole[len(so_far) :])
+        else:
+            part.chunks = [whole]
+
     def thinking(self, key: Hashable, delta: str, *, signature: str | None = None) -> None:
         """Open or extend the thinking part at `key`; a signature given replaces the part's."""
         part = self._part(key, "thinking")

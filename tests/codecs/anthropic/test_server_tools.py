@@ -79,6 +79,35 @@ def test_a_stream_builds_the_input_the_json_body_holds() -> None:
     assert [b.type for b in whole.content] == ["thinking", "server_tool", "server_tool", "thinking", "text"]
 
 
+FALLBACK = {
+    "type": "fallback",
+    "from": {"model": "claude-fable-5"},
+    "to": {"model": "claude-opus-4-8"},
+    "trigger": {"type": "refusal"},
+}
+
+
+def test_a_fallback_block_is_kept_where_one_model_gave_way_to_the_next() -> None:
+    """Server-side fallback: the `fallback` block arrives like a server-tool block (start and stop,
+    no deltas) and is kept whole in its place, from a stream and a JSON body alike."""
+    body = sse(
+        START,
+        block_start(0, json.dumps(FALLBACK)),
+        block_stop(0),
+        block_start(1, '{"type":"text","text":""}'),
+        block_delta(1, '{"type":"text_delta","text":"Gutenberg."}'),
+        block_stop(1),
+        delta("end_turn"),
+        STOP,
+    )
+    streamed = stream_outcome(body).message
+    whole = json_outcome(_json([FALLBACK, {"type": "text", "text": "Gutenberg."}])).message
+    assert streamed is not None and whole is not None
+    assert streamed.content == whole.content
+    assert whole.content[0] == ServerToolBlock(dialect="anthropic", name="fallback", data=FALLBACK)
+    assert [b.type for b in whole.content] == ["server_tool", "text"]
+
+
 def test_compaction_text_arrives_in_deltas() -> None:
     body = sse(
         START,

@@ -249,3 +249,40 @@ def test_text_around_an_answer_stays_a_user_message_in_place() -> None:
     answer = {"type": "server_tool", "dialect": "openai_responses", "name": "mcp_approval_response", "data": APPROVE}
     body = ReferenceRuntime().encode(_approval({"type": "text", "text": "Yes."}, answer), "openai_responses")
     assert body["input"][2:] == [{"role": "user", "content": "Yes."}, APPROVE]
+
+
+SHELL_OUTPUT = {
+    "id": "sho_1",
+    "type": "shell_call_output",
+    "status": "completed",
+    "call_id": "call_sh",
+    "max_output_length": None,
+    "output": [{"outcome": {"type": "exit", "exit_code": 0}, "stdout": "SKILL.md\n", "stderr": ""}],
+}
+PROGRAM = {"id": "cm_1", "type": "program", "call_id": "call_p", "code": "text('x')", "fingerprint": "gAAA"}
+PROGRAM_OUTPUT = {"id": "cmo_1", "type": "program_output", "status": "completed", "call_id": "call_p", "result": "{}"}
+
+
+@pytest.mark.parametrize("item", [SHELL_OUTPUT, PROGRAM, PROGRAM_OUTPUT], ids=lambda i: str(i["type"]))
+def test_hosted_shell_output_and_programs_are_server_side_work(item: dict[str, Any]) -> None:
+    """A hosted shell's `shell_call_output` and the `program` / `program_output` of programmatic
+    tool calling are run by the API: kept whole, in place, from a JSON body and a stream alike."""
+    expected = ServerToolBlock(
+        dialect="openai_responses",
+        name=str(item["type"]),
+        id=str(item["id"]),
+        status=item.get("status"),
+        data=item,
+    )
+    out = decode_json(response([item, MESSAGE]))
+    assert out.message is not None
+    assert out.message.content[0] == expected
+    streamed = every_split(
+        sse(
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.completed", "response": response([item, MESSAGE])},
+        )
+    )
+    assert streamed.message is not None
+    assert streamed.message.content[0] == expected

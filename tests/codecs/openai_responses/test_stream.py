@@ -234,3 +234,87 @@ def test_refusal_deltas_make_a_refusal() -> None:
     assert out.message is not None
     assert out.message.content == [TextBlock(text="I can't help.", signature="msg_1")]
     assert out.message.stop_reason == "refusal"
+
+
+def _delta(index: int, item_id: str, delta: str) -> dict[str, Any]:
+    return {
+        "type": "response.output_text.delta",
+        "item_id": item_id,
+        "output_index": index,
+        "content_index": 0,
+        "delta": delta,
+    }
+
+
+def _message(item_id: str, text: str, phase: str) -> dict[str, Any]:
+    return {
+        **MSG,
+        "id": item_id,
+        "status": "completed",
+        "phase": phase,
+        "content": [{"type": "output_text", "text": text}],
+    }
+
+
+def test_two_messages_keep_their_text_apart_when_the_final_output_skips_an_index() -> None:
+    """A commentary message at output index 0, the answer at index 2 (index 1 never streamed, and
+    the final `output` lists the two messages at positions 0 and 1): each text once, in order."""
+    first, answer = _message("msg_a", "Got it.", "commentary"), _message("msg_b", "Here it is.", "final_answer")
+    body = sse(
+        _created(),
+        {"type": "response.output_item.added", "output_index": 0, "item": {**MSG, "id": "msg_a"}},
+        _delta(0, "msg_a", "Got "),
+        _delta(0, "msg_a", "it."),
+        {"type": "response.output_item.done", "output_index": 0, "item": first},
+        {"type": "response.output_item.added", "output_index": 2, "item": {**MSG, "id": "msg_b"}},
+        _delta(2, "msg_b", "Here "),
+        _delta(2, "msg_b", "it is."),
+        {"type": "response.output_item.done", "output_index": 2, "item": answer},
+        _completed([first, answer]),
+    )
+    out = every_split(body)
+    assert out.message is not None
+    assert out.message.content == [
+        TextBlock(text="Got it.", signature="msg_a"),
+        TextBlock(text="Here it is.", signature="msg_b"),
+    ]
+
+
+def test_the_text_of_output_text_done_completes_what_the_deltas_left_out() -> None:
+    """`output_text.done` restates the part whole: text whose deltas were not all sent is completed
+    (with one more delta event), and the final response's message agrees."""
+    whole = _message("msg_a", "Got it, checking the news.", "commentary")
+    body = sse(
+        _created(),
+        {"type": "response.output_item.added", "output_index": 0, "item": {**MSG, "id": "msg_a"}},
+        _delta(0, "msg_a", "Got"),
+        _delta(0, "msg_a", " it"),
+        {
+            "type": "response.output_text.done",
+            "item_id": "msg_a",
+            "output_index": 0,
+            "content_index": 0,
+            "text": "Got it, checking the news.",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": whole},
+        _completed([whole]),
+    )
+    out = every_split(body)
+    assert out.message is not None
+    assert out.message.content == [TextBlock(text="Got it, checking the news.", signature="msg_a")]
+    events = OpenAIResponsesStream(get_profile("openai_responses")).feed(body)
+    assert [e.delta for e in events if isinstance(e, TextDeltaEvent)] == ["Got", " it", ", checking the news."]
+
+
+def test_the_final_message_replaces_deltas_that_are_not_its_prefix() -> None:
+    """Deltas that disagree with the final form give way to it (the final response is authoritative)."""
+    whole = _message("msg_a", "Hello", "final_answer")
+    body = sse(
+        _created(),
+        {"type": "response.output_item.added", "output_index": 0, "item": {**MSG, "id": "msg_a"}},
+        _delta(0, "msg_a", "Help"),
+        _completed([whole]),
+    )
+    out = every_split(body)
+    assert out.message is not None
+    assert out.message.content == [TextBlock(text="Hello", signature="msg_a")]

@@ -62,10 +62,17 @@ SERVER_BLOCKS: frozenset[str] = frozenset(
         "mcp_tool_use",
         "mcp_tool_result",
         "compaction",
+        "fallback",
     }
 )
 """Content blocks of work the API did itself (its server tools, MCP connector calls, context
-compaction): each becomes a `server_tool` block holding the block whole, sent back unchanged."""
+compaction, and `fallback`, where one model's output gives way to the next under server-side
+fallback): each becomes a `server_tool` block holding the block whole, sent back unchanged.
+
+`fallback` (anthropic SDK, `BetaFallbackBlock`): "The block is treated like a server-tool content
+block for streaming: it arrives via the standard `content_block_start` / `content_block_stop` pair
+and carries no deltas"; sent back, "keep this block in its original position"
+(https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback)."""
 
 
 def is_server_block(kind: object) -> bool:

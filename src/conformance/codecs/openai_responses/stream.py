@@ -11,12 +11,16 @@ item id when an event has no index:
   `response.function_call_arguments.delta` (and `custom_tool_call_input.delta`) a call's
   arguments, `response.reasoning_summary_text.delta` (a blank line between summary parts) and
   `response.reasoning_text.delta` the thinking of a reasoning item;
+- `response.output_text.done` / `response.refusal.done` restate a text part whole: what its deltas
+  left out is added (`MessageBuilder.complete`), as is what the message's `output_item.done` and
+  the final response restate;
 - `response.output_item.done` is authoritative: it ends a call, sets the reasoning signature from
   the final `encrypted_content` (the one in `added` may be incomplete), replaces a built-in tool
   item with its final form, and supplies the whole item when its deltas never came;
 - `response.completed` / `response.incomplete` / `response.failed` end the stream with usage and
   stop reason (items of the final response that were never streamed are added, and built-in tool
-  items take their form in the final response);
+  items take their form in the final response). A final item is matched to the streamed one by
+  its id, else by its position: the final `output` need not list every streamed output index;
 - an `error` event (either shape) ends the message with the typed error, the partial kept; the
   `response.failed` that usually follows changes nothing.
 
@@ -50,6 +54,11 @@ from conformance.model import DoneEvent, ErrorEvent, ProviderError, StartEvent
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
 _ARGUMENT_DELTAS = frozenset({"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"})
+_TEXT_DONE: dict[str, str] = {"response.output_text.done": "text", "response.refusal.done": "refusal"}
+"""A text part's end event → the field holding its whole text."""
+_TEXT_EVENTS = _TEXT_DELTAS | _TEXT_DONE.keys()
+_PART_TEXT: dict[Any, str] = {"output_text": "text", "refusal": "refusal"}
+"""A message content part's type → the field holding its text."""
 _THINKING_DELTAS = frozenset({"response.reasoning_summary_text.delta", "response.reasoning_text.delta"})
 
 
@@ -65,6 +74,8 @@ class OpenAIResponsesStream(SSEStream):
         """Items whose deltas (or whole form) were applied."""
         self._indexes: dict[str, int] = {}
         """Item id → output index, from `output_item.added`."""
+        self._ids: dict[int, str] = {}
+        """Output index → item id (the inverse of `_indexes`)."""
         self._summary: dict[Hashable, int] = {}
         """Reasoning item → the summary index its last delta belonged to."""
 
@@ -73,6 +84,7 @@ class OpenAIResponsesStream(SSEStream):
         if isinstance(index, int):
             if isinstance(item_id, str):
                 self._indexes[item_id] = index
+                self._ids[index] = item_id
             return ("item", index)
         if isinstance(item_id, str) and item_id in self._indexes:
             return ("item", self._indexes[item_id])
@@ -102,7 +114,7 @@ class OpenAIResponsesStream(SSEStream):
             return
         kind = data.get("type")
         kind = kind if isinstance(kind, str) else event
-        if kind in _TEXT_DELTAS:
+        if kind in _TEXT_EVENTS:
             self._text(data, kind)
         elif kind in _ARGUMENT_DELTAS:
             key = self._key(data, data.get("item_id"))
@@ -125,10 +137,14 @@ class OpenAIResponsesStream(SSEStream):
 
     def _text(self, data: dict[str, Any], kind: str) -> None:
         key = self._key(data, data.get("item_id"))
-        self._seen.add(key)
-        item_id = data.get("item_id") if isinstance(data.get("item_id"), str) else None
         index = data.get("content_index", 0)
         part = (key, index if isinstance(index, int) else 0)
+        field = _TEXT_DONE.get(kind)
+        if field is not None:  # a part whose deltas never came is left to its item's whole form
+            self._builder.complete(part, "text", text_of(data.get(field)))
+            return
+        self._seen.add(key)
+        item_id = data.get("item_id") if isinstance(data.get("item_id"), str) else None
         if kind == "response.refusal.delta":
             self._state.refused = True
         delta = text_of(data.get("delta"))
@@ -173,8 +189,26 @@ class OpenAIResponsesStream(SSEStream):
             self._builder.close(key)
         elif kind == "reasoning":
             self._builder.thinking(key, "", signature=reasoning_signature(item))
+        elif kind == "message":
+            self._complete_message(key, item)
         elif is_builtin_item(kind):
             self._state.server_tool(key, item)
+
+    def _complete_message(self, key: Hashable, item: dict[str, Any]) -> None:
+        """Bring the streamed text parts of a message item up to its whole form."""
+        for n, part in enumerate(items_of(item.get("content"))):
+            field = _PART_TEXT.get(part.get("type")) if isinstance(part, dict) else None
+            if field is not None:
+                self._builder.complete((key, n), "text", text_of(part.get(field)))
+
+    def _final_key(self, n: int, item: dict[str, Any]) -> Hashable:
+        """The key of the final response's `output[n]`: the streamed item of the same id (at
+        whatever output index it came), else position `n` (OpenRouter's final items carry ids other
+        than the streamed ones: `rs_tmp_…` made anew)."""
+        item_id = item.get("id")
+        if not isinstance(item_id, str) or self._ids.get(n) == item_id:
+            return ("item", n)
+        return ("item", self._indexes.get(item_id, n))
 
     def _terminal(self, data: dict[str, Any], kind: str) -> None:
         response = data.get("response")
@@ -182,10 +216,12 @@ class OpenAIResponsesStream(SSEStream):
             response = {"status": kind.removeprefix("response.")}
         for n, item in enumerate(items_of(response.get("output"))):
             if isinstance(item, dict):
-                key: Hashable = ("item", n)
+                key = self._final_key(n, item)
                 if key not in self._seen or is_builtin_item(item.get("type")):
                     self._seen.add(key)
                     self._state.item(key, item)
+                elif item.get("type") == "message":
+                    self._complete_message(key, item)
         apply_response(self._state, response, items=False)
         builder = self._builder
         if builder.error is not None:

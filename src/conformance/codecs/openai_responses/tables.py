@@ -56,6 +56,7 @@ BUILTIN_TOOL_ITEMS: frozenset[str] = frozenset(
         "computer_call",
         "local_shell_call",
         "shell_call",
+        "shell_call_output",
         "mcp_call",
         "mcp_list_tools",
         "mcp_approval_request",
@@ -63,11 +64,18 @@ BUILTIN_TOOL_ITEMS: frozenset[str] = frozenset(
         "tool_search_output",
         "apply_patch_call",
         "compaction",
+        "program",
+        "program_output",
     }
 )
 """Output items that record work the provider's own tools did (or ask the user's approval for it).
 Each becomes a `server_tool` block holding the item whole, never a client tool call, and goes back
-unchanged in `input` (the API needs some of them there, e.g. an item its reasoning led to)."""
+unchanged in `input` (the API needs some of them there, e.g. an item its reasoning led to).
+
+`shell_call_output` is the output of a hosted shell (`environment: container_reference`) run by
+the API in the same response; `program` / `program_output` are the code the model wrote under
+programmatic tool calling and its result, run by the API (the function calls the program makes
+are ordinary `function_call` items)."""
 
 
 def is_builtin_item(kind: object) -> bool:
