@@ -49,7 +49,7 @@ _OBSERVED = (
 )
 _UNSOURCED = (
     "$ref", "$defs", "definitions", "$id", "$comment", "default", "patternProperties", "unevaluatedProperties",
-    "dependentRequired", "dependentSchemas", "contentEncoding", "contentMediaType", "readOnly", "writeOnly", "deprecated",
+    "dependentRequired", "dependentSchemas", "contentEncoding", "contentMediaType", "readOnly", "writeOnly", "deprecated",  # noqa: E501
 )  # fmt: skip
 
 BOOK = RuleBook(
