@@ -26,7 +26,7 @@ def token_limit_rules(*, required: Source | None, max_output: Source, window: So
             (required,) if required else (),
             scope=Scope(flag="max_tokens_required"),
             kind="token_limit",
-            checked=CHECKED,
+            checked=CHECKED if required else "",
         ),
         Rule(
             "max_tokens_positive",

@@ -207,10 +207,13 @@ BOOK = RuleBook(
             (
                 real_4xx(
                     "openai/chat_completions/crewai--test_llm_call_when_stop_is_unsupported.yaml",
-                    "Unsupported parameter: 'stop' is not supported with this model.",
+                    "Unsupported parameter: 'stop' is not supported with this model. (o1-mini)",
                 ),
             ),
-            scope=Scope(profiles=("openai", "azure"), models=_REASONING),
+            scope=Scope(profiles=("openai", "azure"), models=("o1",)),
+            contradicted_by=(
+                real_2xx("openai/chat_completions/crewai--test_o3_mini_reasoning_effort_high.yaml", "o3-mini: 200"),
+            ),
             kind="field",
             field="stop",
             checked=CHECKED,
