@@ -65,7 +65,13 @@ def violation_finding(v: Violation, rule: Rule | None, profile: ProviderProfile)
     if rule is None:
         fact = f"{v.message} ({v.rule}: not in {profile.dialect}'s rule book)"
         return RequestFinding(path=v.path, verdict="note", fact=fact)
-    what = "rejects it" if rule.effect == "rejects" else rule.effect_text()
+    what = (
+        rule.effect_text()
+        if rule.effect != "rejects"
+        else "rejects it"
+        if rule.sourced
+        else "may reject it (no source)"
+    )
     return RequestFinding(
         path=v.path,
         verdict="fail" if _verdict(rule) == "fail" else "note",
@@ -117,8 +123,10 @@ class Entry:
     sourced: bool
 
 
-def book_entries(dialect: str) -> list[Entry]:
-    """The dialect's rule book, then its request table's equivalences, as printable entries."""
+def book_entries(dialect: str, profile: ProviderProfile | None = None) -> list[Entry]:
+    """The dialect's rule book, then its request table's equivalences, as printable entries (with a
+    profile: only the rules whose scope can hold for it, whatever the model)."""
+    rules = [r for r in rule_book(dialect).rules if profile is None or r.scope.holds_for_provider(profile)]
     out = [
         Entry(
             id=r.id,
@@ -134,7 +142,7 @@ def book_entries(dialect: str) -> list[Entry]:
             kind=r.kind,
             sourced=r.sourced,
         )
-        for r in rule_book(dialect).rules
+        for r in rules
     ]
     for kind, what, source in request_table(dialect).rules():
         out.append(

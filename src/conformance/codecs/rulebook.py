@@ -65,6 +65,10 @@ class Scope:
     api: str = ""
     """The API version or endpoint it was checked on (free text)."""
 
+    def holds_for_provider(self, profile: ProviderProfile) -> bool:
+        """Whether the rule can hold for `profile`, for some model."""
+        return self.holds(profile, self.models[0] if self.models else None) or bool(self.without_models)
+
     def holds(self, profile: ProviderProfile, model: str | None) -> bool:
         if self.profiles and profile.name not in self.profiles:
             return False
