@@ -19,6 +19,7 @@ former `rejected_request_fields`, so the fact carries its source and scope.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -119,8 +120,9 @@ class Rule:
     contradicted_by: tuple[Source, ...] = ()
     """Real 2xx traffic outside the scope: why the rule is scoped."""
     path: str = ""
-    """An `ignores` rule: the dotted pattern (`*` for any list index) of what the provider ignores, so
-    a difference there between two bodies is a note."""
+    """Where in a body the rule speaks: a dotted pattern, `*` for one key or list index and `**` for
+    any run of keys (`tools.*.input_schema.**.default`). A difference between two bodies there is a
+    note when the rule is an `ignores` one or has no source."""
 
     @property
     def sourced(self) -> bool:
@@ -162,10 +164,11 @@ class RuleBook:
         return rule is not None and rule.sourced and rule.scope.holds(profile, model)
 
     def ignored_at(self, pattern: str, profile: ProviderProfile, model: str | None) -> Rule | None:
-        """The `ignores` rule covering a difference at `pattern` (`messages.*.reasoning_content`), if any."""
+        """The rule that makes a difference at `pattern` (`messages.*.reasoning_content`) a note: one
+        the provider ignores, or an unsourced claim that it rejects it; None when there is none."""
         for r in self.rules:
-            covers = r.path and (pattern == r.path or pattern.startswith(r.path + "."))
-            if r.effect == "ignores" and covers and r.scope.holds(profile, model):
+            quiet = r.effect == "ignores" or not r.sourced
+            if quiet and r.path and _covers(r.path, pattern) and r.scope.holds(profile, model):
                 return r
         return None
 
@@ -174,6 +177,19 @@ class RuleBook:
         return {r.field: r for r in self.fields() if r.scope.holds(profile, model)}
 
 
+def _covers(rule_path: str, pattern: str) -> bool:
+    """Whether `pattern` (a difference's path, indices as `*`) lies at or under `rule_path`."""
+    regex = _PATTERNS.get(rule_path)
+    if regex is None:
+        parts = [
+            r"(?:\.[^.]+)*" if p == "**" else r"\.[^.]+" if p == "*" else r"\." + re.escape(p)
+            for p in rule_path.split(".")
+        ]
+        regex = _PATTERNS[rule_path] = re.compile("".join(parts)[2:] + r"(?:\..*)?")
+    return regex.fullmatch(pattern) is not None
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
 _BOOKS: dict[str, RuleBook] = {}
 
 

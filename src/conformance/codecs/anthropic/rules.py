@@ -149,6 +149,17 @@ BOOK = RuleBook(
             ),
             checked=CHECKED,
         ),
+        *(
+            Rule(
+                f"schema_keyword.{kw}",
+                f"(no source) `{kw}` in a tool's input_schema, claimed rejected \"in some setups\"; the runtime's "
+                "profile strips it (`schema_strip_keywords`), a runtime that keeps it is not failed for it",
+                scope=Scope(profiles=("anthropic",)),
+                kind="schema",
+                path=f"tools.*.input_schema.**.{kw}",
+            )
+            for kw in ("additionalProperties", "default", "examples")
+        ),
         *token_limit_rules(
             required=doc(_REF, "max_tokens: number, required"),
             max_output=doc(
