@@ -146,8 +146,7 @@ class ProviderProfile(BaseModel):
 
     # history rules
     send_reasoning_back: bool = True
-    """Send earlier reasoning back in history. Which request fields a provider refuses, and which it
-    requires, is its dialect's rule book (`conformance.codecs.rulebook`), with sources."""
+    """Send earlier reasoning back in history (DeepSeek R1 rejected it; see the rule book)."""
     tool_id_pattern: str | None = None
     """Regex that tool-call ids must fully match; others are remapped consistently."""
     tool_id_length: int | None = None
