@@ -5,6 +5,9 @@ from __future__ import annotations
 from conformance.codecs.rulebook import CHECKED, Rule, RuleBook, Scope, doc, real_2xx, real_4xx
 from conformance.codecs.token_limits import token_limit_rules
 
+SYSTEM_MESSAGE_BLOCKS = frozenset({"tool_addition"})
+"""Blocks a `system` message in `messages` may hold without breaking `system_message` (real 2xx below)."""
+
 _REF = "https://docs.anthropic.com/en/api/messages"
 _TOOLS = "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks"
 _THINKING = "https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks"

@@ -24,11 +24,10 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.anthropic.rules import SYSTEM_MESSAGE_BLOCKS
 from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, require_model_and_list
 
 TOOL_USE_ID = r"[a-zA-Z0-9_-]+"
-_SYSTEM_BLOCKS = frozenset({"tool_addition"})
-"""Blocks a `system` message in `messages` may hold (the `tool_addition` beta: real 2xx, rules.py)."""
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -50,7 +49,7 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
         role = message.get("role")
         if role == "system":
             held = _blocks(message.get("content"))
-            if not held or any(b.get("type") not in _SYSTEM_BLOCKS for b in held):
+            if not held or any(b.get("type") not in SYSTEM_MESSAGE_BLOCKS for b in held):
                 out.append(Violation(f"{where}.role", "system_message", "a system message in messages"))
             continue
         if role not in ("user", "assistant"):
