@@ -154,7 +154,8 @@ class ProviderProfile(BaseModel):
     schema_strip_keywords: tuple[str, ...] = ()
     """JSON-schema keywords removed from tool parameters before sending."""
     strict_alternation: bool = False
-    """user/model turns must alternate (Gemini)."""
+    """The encoder merges same-role turns into one (Gemini: gemini-pro rejected them; 2.5 and 3 read
+    them as one turn, the rule book's `alternation`)."""
     alternating_roles: bool = False
     """Same-role neighbours are not sent as separate turns: repair merges text-only neighbours and
     bridges the others with a placeholder turn (tool results count as the user side)."""
