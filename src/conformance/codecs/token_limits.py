@@ -18,16 +18,24 @@ from conformance.codecs.rulebook import CHECKED, Rule, Scope, Source, rule_book
 
 
 def token_limit_rules(*, required: Source | None, max_output: Source, window: Source) -> tuple[Rule, ...]:
-    """A dialect's token-limit entries, with that dialect's sources."""
+    """A dialect's token-limit entries, with that dialect's sources (`required`: where a profile of
+    the dialect may require a limit)."""
+    needs = (
+        (
+            Rule(
+                "token_limit_required",
+                "answers 400 to a request without a token limit",
+                (required,),
+                scope=Scope(flag="max_tokens_required"),
+                kind="token_limit",
+                checked=CHECKED,
+            ),
+        )
+        if required
+        else ()
+    )
     return (
-        Rule(
-            "token_limit_required",
-            "answers 400 to a request without a token limit",
-            (required,) if required else (),
-            scope=Scope(flag="max_tokens_required"),
-            kind="token_limit",
-            checked=CHECKED if required else "",
-        ),
+        *needs,
         Rule(
             "max_tokens_positive",
             "answers 400 to a token limit that is not a positive integer",
