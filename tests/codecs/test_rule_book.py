@@ -159,3 +159,19 @@ def test_gemini_reads_snake_case_field_names_alike() -> None:
 
     assert request_findings(gemini, camel, snake) == []
     assert {f.fact for f in read_request(snake, gemini)} == {f.fact for f in read_request(camel, gemini)}
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini", "ollama", "openai_chat", "openai_responses"])
+def test_every_equivalence_of_the_request_table_cites_its_source(dialect: str) -> None:
+    from conformance.codecs.request_form import request_table
+
+    unsourced = [(kind, what) for kind, what, source in request_table(dialect).rules() if not source.strip()]
+    assert not unsourced
+
+
+def test_profiles_hold_no_rejected_fields_of_their_own() -> None:
+    """Which fields a provider refuses is the rule book's (`field.*` entries, with sources)."""
+    from conformance.capabilities import ModelInfo, ProviderProfile
+
+    assert "rejected_request_fields" not in ProviderProfile.model_fields
+    assert "rejected_request_fields" not in ModelInfo.model_fields

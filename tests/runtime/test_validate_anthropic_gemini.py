@@ -9,19 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.codecs import codec_for
 from conformance.runtime.validate import validate
+from tests.runtime.builders import found_rules
 
 Body = dict[str, Any]
-
-
-def _found(body: Body, provider: str) -> set[str]:
-    """The rule ids the dialect's validator finds broken (whether the provider enforces them is the
-    rule book's: tests/codecs/test_rule_book.py)."""
-    profile = get_profile(provider)
-    check = codec_for(profile).validate
-    assert check is not None
-    return {v.rule for v in check(body, profile)}
 
 
 Mutation = Callable[[Body], None]
@@ -116,7 +107,7 @@ def test_anthropic_rule(case: str) -> None:
     rule, mutate = ANTHROPIC_CASES[case]
     body = copy.deepcopy(anthropic_body())
     mutate(body)
-    assert rule in _found(body, "anthropic")
+    assert rule in found_rules(body, "anthropic")
 
 
 def gemini_body() -> Body:
@@ -199,7 +190,7 @@ def test_gemini_rule(case: str) -> None:
     rule, mutate = GEMINI_CASES[case]
     body = copy.deepcopy(gemini_body())
     mutate(body)
-    assert rule in _found(body, "gemini")
+    assert rule in found_rules(body, "gemini")
 
 
 def test_property_named_like_a_keyword_is_not_a_violation() -> None:

@@ -9,19 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.codecs import codec_for
 from conformance.runtime.validate import validate
+from tests.runtime.builders import found_rules
 
 Body = dict[str, Any]
-
-
-def _found(body: Body, provider: str) -> set[str]:
-    """The rule ids the dialect's validator finds broken (whether the provider enforces them is the
-    rule book's: tests/codecs/test_rule_book.py)."""
-    profile = get_profile(provider)
-    check = codec_for(profile).validate
-    assert check is not None
-    return {v.rule for v in check(body, profile)}
 
 
 def openai_body() -> Body:
@@ -79,7 +70,7 @@ def test_openai_rule(case: str) -> None:
     rule, mutate = OPENAI_CASES[case]
     body = copy.deepcopy(openai_body())
     mutate(body)
-    assert rule in _found(body, "openai")
+    assert rule in found_rules(body, "openai")
 
 
 def test_calls_left_unanswered_at_the_end_of_a_request_are_rejected() -> None:
@@ -140,4 +131,4 @@ def test_ollama_rule(case: str) -> None:
     rule, mutate = OLLAMA_CASES[case]
     body = copy.deepcopy(ollama_body())
     mutate(body)
-    assert rule in _found(body, "ollama")
+    assert rule in found_rules(body, "ollama")
