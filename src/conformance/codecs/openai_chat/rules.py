@@ -157,7 +157,12 @@ BOOK = RuleBook(
                     "Missing reasoning_content field in the assistant message at message index 6.",
                 ),
             ),
-            scope=Scope(profiles=("deepseek",), models=("deepseek-v4",), api="thinking mode"),
+            scope=Scope(
+                profiles=("deepseek",),
+                models=("deepseek-v4",),
+                api="thinking mode; the real 4xx above is deepseek-reasoner's (2025-12): not yet in scope, the "
+                "reference runtime does not send reasoning_content on tool-call turns without reasoning",
+            ),
             checked=CHECKED,
         ),
         Rule(
