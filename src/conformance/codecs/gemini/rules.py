@@ -78,8 +78,9 @@ BOOK = RuleBook(
             "answered 400 to consecutive same-role contents (gemini-pro, 2024)",
             (
                 real_4xx(
-                    "https://github.com/Portkey-AI/gateway/pull/246",
-                    "two user messages in a row break with gemini-pro (2024-03)",
+                    "https://github.com/Portkey-AI/gateway/pull/246 (gemini-pro, 2024-03; the message quoted in its "
+                    "src/providers/google/chatComplete.ts)",
+                    "Please ensure that multiturn requests alternate between user and model.",
                 ),
             ),
             scope=Scope(models=("gemini-pro", "gemini-1.0")),
