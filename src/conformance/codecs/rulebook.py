@@ -33,7 +33,9 @@ CHECKED = "2026-11-27"
 
 SourceKind = Literal["doc", "real_4xx", "real_2xx"]
 Effect = Literal["rejects", "ignores", "reads_as"]
-RuleKind = Literal["structure", "field", "token_limit", "schema"]
+RuleKind = Literal["structure", "schema", "value", "field", "token_limit"]
+"""`structure` and `schema`: the shape of the conversation and tools; `value`: an option's value
+(`temperature`); `field`: a field the provider refuses; `token_limit`: the output-token limit."""
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,7 @@ BOOK = RuleBook(
             "temperature_range",
             "answers 400 to a temperature outside 0..2",
             (doc(_REF, "temperature: number or null. What sampling temperature to use, between 0 and 2."),),
+            kind="value",
             checked=CHECKED,
         ),
         Rule(

@@ -109,6 +109,7 @@ BOOK = RuleBook(
                     "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead.",
                 ),
             ),
+            kind="value",
             checked=CHECKED,
         ),
         Rule(

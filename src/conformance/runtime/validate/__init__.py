@@ -3,8 +3,10 @@
 Each dialect's validator lives in its codec package (`codecs/<dialect>/validate.py`) and finds
 where a body breaks a rule; the dialect's rule book (`codecs/<dialect>/rules.py`) says whether the
 rule holds for the provider and model and on what source. `validate(body, profile)` returns the
-`Violation`s of the rules the provider enforces (sourced, rejecting, in scope): empty when it
-would accept the body. `conformance.codecs.reading.read_request` gives every finding, notes too.
+`Violation`s of the structural rules the provider enforces (the shape of the conversation and the
+tools; sourced, rejecting, in scope): empty when its history and tools are ones it accepts. The
+values of options (`temperature`), refused fields and token limits are not judged here: the
+conversation chose them. `conformance.codecs.reading.read_request` gives every finding, notes too.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ def validate(body: dict[str, Any], profile: ProviderProfile, *, awaiting_tools: 
     return [
         v
         for v, rule in broken(body, profile, model, awaiting_tools=awaiting_tools)
-        if rule is not None and rule.sourced and rule.effect == "rejects"
+        if rule is not None and rule.sourced and rule.effect == "rejects" and rule.kind in _STRUCTURAL
     ]
+
+
+_STRUCTURAL = frozenset({"structure", "schema"})
 
 
 __all__ = ["PENDING_CALL", "Validator", "Violation", "validate"]
