@@ -296,7 +296,7 @@ def test_every_profile_field_is_described(model: type[BaseModel]) -> None:
 
 def test_field_description_is_the_attribute_docstring() -> None:
     assert ProviderProfile.model_fields["send_reasoning_back"].description == (
-        "Send earlier reasoning back in history (DeepSeek R1 rejects it)."
+        "Send earlier reasoning back in history (DeepSeek R1 rejected it; see the rule book)."
     )
     schema = ModelInfo.model_json_schema()
     assert schema["properties"]["context_window"]["description"] == "Prompt + completion tokens the model accepts."

@@ -52,8 +52,6 @@ class ModelInfo(BaseModel):
     """False: the model does not stream; asking for a stream is an `UnsupportedFeatureError`."""
     tool_use: bool = True
     """False: the model takes no tools, native or prompt-based; sending tools is an error."""
-    rejected_request_fields: dict[str, str] = Field(default_factory=dict)
-    """Request fields this model refuses, with what the provider answers (beside the profile's)."""
     tokenizer: str | None = None
     """The model's tiktoken encoding (`o200k_base`), where it is public: exact token counts."""
 
@@ -114,8 +112,6 @@ class ProviderProfile(BaseModel):
     takes an effort level, not a token budget."""
     tool_choice_required: str = "required"
     """The word this provider uses for "must call a tool" (Mistral: `any`)."""
-    rejected_request_fields: dict[str, str] = Field(default_factory=dict)
-    """Request fields this provider refuses, with what it answers (a request finding that fails)."""
     max_completion_tokens_alias: bool = False
     """The provider documents `max_completion_tokens` and the older `max_tokens` as one completion
     limit (OpenAI, Azure OpenAI, Groq, xAI). Elsewhere the other spelling is a different request:
@@ -125,7 +121,6 @@ class ProviderProfile(BaseModel):
     """The provider documents a `developer` message as the system prompt's role and reads the two
     alike (OpenAI: "with o1 models and newer, developer messages replace system messages"; both
     are accepted). Elsewhere `developer` is a different request (a request finding)."""
-    """Request fields this provider refuses, with what it answers (a request finding that fails)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
     """Headers sent on every request (Anthropic: `anthropic-version`)."""
     deployment_in_path: bool = False
@@ -159,7 +154,7 @@ class ProviderProfile(BaseModel):
 
     # history rules
     send_reasoning_back: bool = True
-    """Send earlier reasoning back in history (DeepSeek R1 rejects it)."""
+    """Send earlier reasoning back in history (DeepSeek R1 rejected it; see the rule book)."""
     tool_id_pattern: str | None = None
     """Regex that tool-call ids must fully match; others are remapped consistently."""
     tool_id_length: int | None = None
@@ -167,7 +162,8 @@ class ProviderProfile(BaseModel):
     schema_strip_keywords: tuple[str, ...] = ()
     """JSON-schema keywords removed from tool parameters before sending."""
     strict_alternation: bool = False
-    """user/model turns must alternate (Gemini)."""
+    """The encoder merges same-role turns into one (Gemini: gemini-pro rejected them; 2.5 and 3 read
+    them as one turn, the rule book's `alternation`)."""
     alternating_roles: bool = False
     """Same-role neighbours are not sent as separate turns: repair merges text-only neighbours and
     bridges the others with a placeholder turn (tool results count as the user side)."""
@@ -237,12 +233,6 @@ _OPENAI_REASONING = ModelInfo(
     accepts_stop=False,
     accepts_temperature=False,
     system_role="developer",
-    rejected_request_fields={
-        "max_tokens": (
-            "OpenAI answers 400 unsupported_parameter on max_tokens for reasoning models: "
-            "\"Use 'max_completion_tokens' instead\" (provider-wire-formats.md §1)"
-        )
-    },
     tokenizer="o200k_base",
 )
 
@@ -495,6 +485,10 @@ for _p in (
         models={
             "deepseek-reasoner": ModelInfo(context_window=131_072, max_output=65_536, reasoning=True),
             "deepseek-chat": ModelInfo(context_window=131_072, max_output=8_192),
+            # thinking mode takes reasoning_content back on tool-call turns (api-docs.deepseek.com/guides/thinking_mode)
+            "deepseek-v4": ModelInfo(
+                context_window=131_072, max_output=65_536, reasoning=True, send_reasoning_back=True
+            ),
         },
     ),
     ProviderProfile(
@@ -508,12 +502,6 @@ for _p in (
         key_shapes=(KeyShape(label="Mistral API key", prefix="", alphabet="A-Za-z0-9", length=32, exact=True),),
         default_model="mistral-large-latest",
         tool_choice_required="any",
-        rejected_request_fields={
-            "max_completion_tokens": (
-                "Mistral answers 422 extra_forbidden on max_completion_tokens "
-                "(github.com/editor-code-assistant/eca/issues/231)"
-            )
-        },
         prefill_flag="prefix",
         tool_id_pattern=r"[a-zA-Z0-9]{9}",
         tool_id_length=9,

@@ -361,6 +361,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "record",
     "store",
     "evidence",
+    "rules",
 )
 """Modules of `conformance.commands` that add subcommands: each has `add_parser(subparsers)`,
 which sets `func` (a `Command`) as the parser default."""

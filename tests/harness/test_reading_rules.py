@@ -287,24 +287,27 @@ def test_the_skip_sentinel_as_the_sdks_send_it_is_the_sentinel() -> None:
     assert other.verdict == "fail"
 
 
-class _SplitsResults(ReferenceRuntime):
-    """Sends the function responses and the next user text as two consecutive user contents."""
+class _KeepsOneResult(ReferenceRuntime):
+    """Answers a turn of parallel calls with its first function response only.
+
+    (Sending the responses and the next user text as two consecutive user contents is no such
+    mutant: real gemini-2.5-flash traffic does it and gets 200, and Gemini reads them as one turn.)"""
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
         body = super().encode(conversation, provider)
         last = body["contents"][-1]
-        texts = [p for p in last["parts"] if "text" in p]
-        last["parts"] = [p for p in last["parts"] if "text" not in p]
-        body["contents"].append({"role": "user", "parts": texts})
+        responses = [p for p in last["parts"] if "functionResponse" in p]
+        last["parts"] = [p for p in last["parts"] if p is responses[0] or "functionResponse" not in p]
         return body
 
 
 def test_a_broken_provider_rule_is_a_finding_named_by_the_rule() -> None:
-    got = _row(_SplitsResults(), "gemini3_unsigned_call_history", "gemini")
+    got = _row(_KeepsOneResult(), "gemini3_unsigned_call_history", "gemini")
     assert got.verdict == "fail"
-    rules = [f for f in got.requests if f.verdict == "fail" and "(alternation)" in f.fact]
-    assert rules and rules[0].path == "contents[3].role"
-    assert "user and model turns must alternate" in got.reason
+    rules = [f for f in got.requests if f.verdict == "fail" and "(response_count)" in f.fact]
+    assert rules and rules[0].path == "contents[2]"
+    assert "1 function response part(s) for 2 function call part(s)" in got.reason
+    assert "gemini-cli/issues/4217" in rules[0].source
 
 
 class _MarksCacheBreakpoints(ReferenceRuntime):

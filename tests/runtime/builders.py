@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from conformance.capabilities import ProviderProfile, get_profile
+from conformance.codecs import codec_for
 from conformance.model import (
     AssistantMessage,
     SystemMessage,
@@ -56,3 +57,12 @@ def dumped(messages: Sequence[Any]) -> list[dict[str, Any]]:
 
 def rules(res: RepairResult) -> list[str]:
     return [a.rule for a in res.actions]
+
+
+def found_rules(body: dict[str, Any], provider: str) -> set[str]:
+    """The rule ids the dialect's validator finds broken in `body` (whether the provider enforces
+    them is the rule book's: tests/codecs/test_rule_book.py)."""
+    profile = get_profile(provider)
+    check = codec_for(profile).validate
+    assert check is not None
+    return {v.rule for v in check(body, profile)}

@@ -12,15 +12,19 @@ it comes from. Reading a body applies the table once, copying only the objects i
 - `values`: alternative spellings of a value (`developer` for `system`);
 - `text_blocks`: a string where the provider takes a list of text blocks (Anthropic `system`);
 - `path_aliases`: API-version prefixes the provider serves alike (`/v1/` for `/v1beta/`);
+- `proto_names`: the proto3 JSON mapping, where the provider parses protobuf JSON (Gemini): every
+  field name is read alike in snake_case and lowerCamelCase (`system_instruction` ≡
+  `systemInstruction`), except inside free-form objects (`functionCall.args`, property names);
 - `delivery`: top-level keys that choose how the same answer is delivered (`stream`,
   `stream_options`), not what the model reads: where the caller asked for no particular delivery,
   a difference in them is a note.
 
 Key order never matters (JSON objects compare as mappings). The canonical body is then split into
 conversation, tools and options. Every remaining difference is a `RequestFinding`: `fail` when the
-provider would reject the actual request (a fact of its profile, `rejected_request_fields`) or read
-a different request; `note` for the table's `informational` keys, which change nothing the model
-reads (`metadata`, `user`, caching hints), and for values the provider corrects on its own.
+provider would reject the actual request (a field its rule book says it refuses,
+`codecs.rulebook`) or read a different request; `note` for the table's `informational` keys, which
+change nothing the model reads (`metadata`, `user`, caching hints), for what the rule book says
+the provider ignores, and for values the provider corrects on its own.
 
 Paths in patterns are dot-joined keys with `*` for any list index (`messages.*.content`).
 """
@@ -38,6 +42,7 @@ from pydantic import BaseModel, ConfigDict
 
 from conformance.capabilities import BuiltinDialect, ProviderProfile, get_profile, provider_names
 from conformance.codecs.endpoints import GENERATION
+from conformance.codecs.rulebook import rule_book
 
 FindingVerdict = Literal["fail", "note"]
 
@@ -119,6 +124,11 @@ class RequestTable:
     """Query parameters that choose the stream's framing on such an address (`alt=sse`)."""
     token_limit_at: str = ""
     """The object that holds the output-token limit (`generationConfig`); empty: the body itself."""
+    proto_names: str = ""
+    """The source saying the provider parses proto3 JSON (either spelling of a field name); empty: no."""
+    free_form: tuple[str, ...] = ()
+    """Where `proto_names` holds: keys whose objects are data, not fields (their keys are kept as
+    sent): the last key of a path (`args`, `properties`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_defaults", {d.path: d for d in self.defaults})
@@ -145,7 +155,16 @@ class RequestTable:
         out += [("informational", key, src) for key, src in self.informational.items()]
         out += [("delivery", key, src) for key, src in self.delivery.items()]
         out += [("stream address", f"{a.spelled} ≡ {a.means}, streamed", a.source) for a in self.stream_addresses]
+        if self.proto_names:
+            out.append(("spelling", "snake_case field names ≡ lowerCamelCase (proto3 JSON)", self.proto_names))
         return out
+
+    def named(self, body: Any) -> Any:
+        """`body` with every field name in the spelling the table's other entries use (proto3 JSON:
+        lowerCamelCase); the body itself when nothing is renamed."""
+        if not self.proto_names or not isinstance(body, dict):
+            return body
+        return _camel(body, self.free_form)
 
     def asks_stream(self, body: Any) -> bool:
         """Whether a request body asks for a stream: its `stream`, else the provider's documented default."""
@@ -187,6 +206,7 @@ class RequestTable:
         shared). Without a profile, only the aliases that hold for every provider apply."""
         if not isinstance(body, dict):
             return body
+        body = self.named(body)
         return _read(self, body, "", body, self._spellings(profile))
 
     def _spellings(self, profile: ProviderProfile | None) -> _Spellings:
@@ -202,6 +222,26 @@ class RequestTable:
                     values.setdefault(v.path, {})[v.spelled] = v.means
             cache[flags] = _Spellings(renames, values)
         return cache[flags]
+
+
+def _camel_key(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest) if rest and head else key
+
+
+def _camel(value: Any, free_form: tuple[str, ...], data: bool = False) -> Any:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = key if data else _camel_key(key)
+            if name in out and name != key:
+                name = key  # both spellings sent: keep both as they are
+            keep = name in free_form and not data
+            out[name] = item if keep else _camel(item, free_form, data=name == "properties" and not data)
+        return out
+    if isinstance(value, list):
+        return [_camel(item, free_form) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -332,13 +372,17 @@ def request_findings(
     `delivery_free`: the caller asked for no particular delivery, so a difference in the table's
     `delivery` keys (a stream where one body was expected, or the reverse) is a note."""
     table = request_table(profile.dialect)
+    book = rule_book(profile.dialect)
     findings: list[RequestFinding] = []
+    model = actual.get("model") if isinstance(actual, dict) and isinstance(actual.get("model"), str) else None
     if isinstance(actual, dict):
-        model = actual.get("model") if isinstance(actual.get("model"), str) else None
-        refused = {**profile.rejected_request_fields, **profile.model_info(model).rejected_request_fields}
-        for key, fact in refused.items():
+        for key, rule in book.rejected_fields(profile, model).items():
             if key in actual and not (isinstance(expected, dict) and key in expected):
-                findings.append(RequestFinding(path=key, actual=actual[key], verdict="fail", fact=fact))
+                verdict: FindingVerdict = "fail" if rule.sourced else "note"
+                fact = f"{profile.name} {rule.does}"
+                findings.append(
+                    RequestFinding(path=key, actual=actual[key], verdict=verdict, fact=fact, source=rule.source_text())
+                )
     exp = table.canonical_body(expected, profile)
     act = table.canonical_body(actual, profile)
     if exp == act:
@@ -353,7 +397,15 @@ def request_findings(
         note = table.informational_at(path)
         if note is None and delivery_free:
             note = table.delivery.get(top)
-        if note is not None:
+        ignored = book.ignored_at(_INDEX.sub(".*", path), profile, model) if note is None else None
+        if ignored is not None:
+            fact = f"{profile.name} {ignored.does}"
+            findings.append(
+                RequestFinding(
+                    path=path, expected=want, actual=got, verdict="note", fact=fact, source=ignored.source_text()
+                )
+            )
+        elif note is not None:
             findings.append(RequestFinding(path=path, expected=want, actual=got, verdict="note", fact=note))
         else:
             part = "conversation" if top in table.conversation else "tools" if top in table.tools else "options"

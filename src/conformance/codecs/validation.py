@@ -49,10 +49,18 @@ def require_model_and_list(body: dict[str, Any], key: str) -> list[Violation]:
     """Violations for a missing or empty `model` string and a missing or empty `body[key]` list."""
     out: list[Violation] = []
     if not isinstance(body.get("model"), str) or not body["model"]:
-        out.append(Violation("model", "required", "`model` is required (a non-empty string)"))
+        out.append(Violation("model", "model_required", "`model` is required (a non-empty string)"))
     if not isinstance(body.get(key), list) or not body[key]:
-        out.append(Violation(key, "required", f"`{key}` is required (a non-empty list)"))
+        out.append(Violation(key, f"{key}_required", f"`{key}` is required (a non-empty list)"))
     return out
+
+
+def temperature_range(body: dict[str, Any], low: float = 0, high: float = 2) -> list[Violation]:
+    """A `temperature` outside `low..high` (the OpenAI dialects document 0 to 2)."""
+    value = body.get("temperature")
+    if isinstance(value, int | float) and not isinstance(value, bool) and not low <= value <= high:
+        return [Violation("temperature", "temperature_range", f"temperature must be between {low} and {high}")]
+    return []
 
 
 _NAME_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")

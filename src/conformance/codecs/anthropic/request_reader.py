@@ -40,6 +40,12 @@ TABLE = RequestTable(
             "JSON Schema 2020-12 §6.5.3 (required: omitting it is the same as an empty array)",
         ),
         Default("tools.*.strict", False, f"{_REF} (tools[].strict: optional, off when absent)"),
+        Default(
+            "tools.*.type",
+            "custom",
+            f'{_REF} (tools[]: a custom tool\'s type: Optional[Literal["custom"]], the type of a tool with '
+            "input_schema when left out)",
+        ),
     ),
     text_blocks=(
         TextBlocks("system", f"{_REF} (system: a string or an array of text blocks); {_WIRE}"),

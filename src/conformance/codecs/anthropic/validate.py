@@ -11,7 +11,11 @@
   and ``tool_result`` blocks come first in that message (a final assistant message holding a
   ``tool_use`` breaks ``pending_call``: the API answers it with the same 400); a ``tool_result``
   answers a ``tool_use`` of the message before it;
-- no empty text blocks; ``tool_use.input`` is an object; thinking blocks carry a signature.
+- no empty text blocks; ``tool_use.input`` is an object; thinking blocks carry a signature;
+- a ``system`` message is ``system_message``, except one holding only ``tool_addition`` blocks
+  (a beta feature real traffic sends and gets 200 for).
+
+Which of these a provider enforces, and on what evidence, is its rule book's (`rules.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from typing import Any
 
 from conformance.capabilities import ProviderProfile
+from conformance.codecs.anthropic.rules import SYSTEM_MESSAGE_BLOCKS
 from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, require_model_and_list
 
 TOOL_USE_ID = r"[a-zA-Z0-9_-]+"
@@ -35,13 +40,18 @@ def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Vio
     out = require_model_and_list(body, "messages")
     max_tokens = body.get("max_tokens")
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        out.append(Violation("max_tokens", "required", "`max_tokens` is required (an integer >= 1)"))
+        out.append(Violation("max_tokens", "max_tokens_required", "`max_tokens` is required (an integer >= 1)"))
     messages = [obj(m) for m in items(body.get("messages"))]
     turns: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = []
     """(role, path of its first message, (path, block) of every block): same-role neighbours combined."""
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         role = message.get("role")
+        if role == "system":
+            held = _blocks(message.get("content"))
+            if not held or any(b.get("type") not in SYSTEM_MESSAGE_BLOCKS for b in held):
+                out.append(Violation(f"{where}.role", "system_message", "a system message in messages"))
+            continue
         if role not in ("user", "assistant"):
             out.append(Violation(f"{where}.role", "role", f"role must be user or assistant, not {role!r}"))
             continue

@@ -76,6 +76,13 @@ TABLE = RequestTable(
         ),
     ),
     stream_query=(("alt", "sse"),),
+    proto_names=(
+        "https://protobuf.dev/programming-guides/proto3/#json (Parsers accept both the lowerCamelCase name (or "
+        "the one specified by the json_name option) and the original proto field name); the Gemini API's REST "
+        "body is that JSON (https://ai.google.dev/api/generate-content#request-body); real 2xx: "
+        "google_gemini/generate_content/pydantic-ai--test_multiple_agent_tool_calls.yaml sends function_declarations"
+    ),
+    free_form=("args", "response", "parametersJsonSchema", "responseJsonSchema", "labels"),
     path_aliases=(
         PathAlias("/v1/models/", "/v1beta/models/", f"{_VERSIONS} (v1 and v1beta serve generateContent alike)"),
     ),

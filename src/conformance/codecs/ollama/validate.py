@@ -4,6 +4,8 @@
 - ``content`` is a string; ``images`` a list of base64 strings;
 - a ``tool`` message follows an assistant message with ``tool_calls`` (or another tool message of
   that run), and its ``tool_name`` / ``tool_call_id``, when given, name one of those calls.
+
+Which of these Ollama enforces, and on what evidence, is its rule book's (`rules.py`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@
 - with ``store: false`` a reasoning item carries its ``encrypted_content`` (a bare id 404s:
   "Items are not persisted when store is set to false");
 - tools are flat (``name`` on the tool, no nested ``function``);
-- ``max_output_tokens`` is at least the profile's ``min_max_tokens`` (OpenAI: 16).
+- ``max_output_tokens`` is at least the profile's ``min_max_tokens`` (OpenAI: 16);
+- ``temperature`` is within 0..2; an ``input_file``'s ``file_data`` is a base64 data URL.
+
+Which of these a provider enforces, and on what evidence, is its rule book's (`rules.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_responses.tables import BUILTIN_TOOL_ITEMS
-from conformance.codecs.validation import PENDING_CALL, Violation, items, obj
+from conformance.codecs.validation import PENDING_CALL, Violation, items, obj, temperature_range
 
 ROLES = frozenset({"user", "system", "developer", "assistant"})
 _FOLLOWERS = frozenset({"function_call", "custom_tool_call", "message", "reasoning"}) | BUILTIN_TOOL_ITEMS
@@ -60,13 +63,27 @@ def _calls(input_items: list[Any], previous: bool) -> list[Violation]:
     return out
 
 
+def _file_data(input_items: list[Any]) -> list[Violation]:
+    out: list[Violation] = []
+    for i, raw in enumerate(input_items):
+        item = obj(raw)
+        for key in ("content", "output"):
+            for j, part in enumerate(items(item.get(key))):
+                data = obj(part).get("file_data")
+                if obj(part).get("type") == "input_file" and isinstance(data, str) and not data.startswith("data:"):
+                    where = f"input[{i}].{key}[{j}].file_data"
+                    out.append(Violation(where, "file_data_url", "file_data must be a base64 data URL"))
+    return out
+
+
 def validate_request(body: dict[str, Any], profile: ProviderProfile) -> list[Violation]:
     out: list[Violation] = []
     if not isinstance(body.get("model"), str) or not body["model"]:
-        out.append(Violation("model", "required", "`model` is required (a non-empty string)"))
+        out.append(Violation("model", "model_required", "`model` is required (a non-empty string)"))
     raw_input = body.get("input")
     if not (isinstance(raw_input, str) and raw_input) and not (isinstance(raw_input, list) and raw_input):
-        out.append(Violation("input", "required", "`input` is required (a string or a non-empty list of items)"))
+        out.append(Violation("input", "input_required", "`input` is required (a string or a non-empty list of items)"))
+    out += temperature_range(body) + _file_data(items(raw_input))
     input_items = items(raw_input)
     stateless = body.get("store") is False
     for i, raw in enumerate(input_items):

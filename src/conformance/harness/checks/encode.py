@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.capabilities import ProviderProfile, get_profile
-from conformance.codecs import codec_for
+from conformance.codecs.reading import read_request
 from conformance.codecs.request_form import RequestFinding, failing, render_findings, request_findings
 from conformance.compare import ScenarioResult, is_ignored
 from conformance.harness.checks.request_rules import check_request_rules
@@ -75,15 +75,10 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
 
 
 def broken_rules(profile: ProviderProfile, expected: Any, actual: Any) -> list[RequestFinding]:
-    """The dialect's documented request rules (its codec's validator) that the actual body breaks and
-    the expected one keeps, as failing findings: the provider answers such a request with a 400,
-    whatever else the two bodies share."""
-    validate = codec_for(profile).validate
-    if validate is None or not isinstance(actual, dict):
+    """How the provider reads the actual body (its rule book, `codecs.reading.read_request`), less
+    what it finds in the expected body too: a sourced rule the actual body alone breaks is a failing
+    finding (the provider answers such a request with a 4xx, whatever else the two bodies share)."""
+    if not isinstance(actual, dict):
         return []
-    kept = {(v.path, v.rule) for v in validate(expected, profile)} if isinstance(expected, dict) else set()
-    return [
-        RequestFinding(path=v.path, verdict="fail", fact=f"{profile.name} rejects it: {v.message} ({v.rule})")
-        for v in validate(actual, profile)
-        if (v.path, v.rule) not in kept
-    ]
+    kept = {(f.path, f.fact) for f in read_request(expected, profile)} if isinstance(expected, dict) else set()
+    return [f for f in read_request(actual, profile) if (f.path, f.fact) not in kept]

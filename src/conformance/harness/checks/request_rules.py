@@ -3,8 +3,8 @@
 Some rows ask what a provider would reject, not how a request is spelled: a conversation whose last
 assistant turn holds calls without results, sent as it stands, is a 400 on every API that pairs
 calls with results. The text a runtime puts in a result it has to make up is its own, so the body
-is not compared. The runtime's request must pass the provider's request validator
-(`conformance.runtime.validate`, every rule, `pending_call` included) and still hold each string
+is not compared. The runtime's request must break none of the rules the provider's rule book says it
+enforces (`conformance.runtime.validate`: sourced and in scope, `pending_call` included) and still hold each string
 of `expected.keeps` (e.g. a call's argument value, so dropping the call is not a way out).
 """
 
