@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.exceptions import ConformanceError, InputError
+from conformance.runtime.dropped import drop_error, received
 from conformance.runtime.protocol import CAPABILITIES, AgentRequest, Declaration, TurnRequest
 
 PROTOCOL = 1
@@ -371,9 +372,11 @@ class ProcessRuntime:
             "model": model or _usual_model(provider),
             "status": status,
             "headers": dict(headers),
-            "chunks": [base64.b64encode(c).decode("ascii") for c in chunks],
+            "chunks": [base64.b64encode(c).decode("ascii") for c in received(chunks)],
             "stream": stream,
         }
+        if drop_error(chunks) is not None:  # the connection dropped after these chunks (`runtime.dropped`)
+            params["dropped"] = True
         return _obj(self.call("decode", params), "decode")
 
     def repair(
