@@ -77,7 +77,7 @@ class Httpx2Transport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             raise translated(exc, request) from exc
         parts: list[bytes] = []
         try:
-            parts.extend(response.iter_raw())
+            parts.extend(response.iter_bytes())
         except httpx.TransportError as exc:  # the connection dropped mid-body
             return self._response(response, parts, exc, request)
         return self._response(response, parts, None, request)
@@ -90,7 +90,7 @@ class Httpx2Transport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             raise translated(exc, request) from exc
         parts: list[bytes] = []
         try:
-            async for part in response.aiter_raw():
+            async for part in response.aiter_bytes():
                 parts.append(part)
         except httpx.TransportError as exc:  # the connection dropped mid-body
             return self._response(response, parts, exc, request)

@@ -250,6 +250,8 @@ class Emulator:
         fault = self._fault(request)
         if fault is not None and (error := fault.error_response(dialect)) is not None:
             return error[0], error[1], [error[2]], None, "clean_end"
+        if fault is not None and fault.ending() in ("reset", "timeout"):  # no answer, whatever was asked
+            return 0, {}, [], None, fault.ending() or "clean_end"
         found = self.catalog.match(provider, route, _json(body), scenario)
         if isinstance(found, str):
             return 404, json_type, [_error(found)], None, "clean_end"

@@ -97,7 +97,7 @@ def read_until_dropped(response: httpx.Response) -> tuple[bytes, httpx.Transport
     """A response's body as far as it arrived, and the transport error that ended it (None: clean)."""
     parts: list[bytes] = []
     try:
-        for part in response.iter_raw():
+        for part in response.iter_bytes():
             parts.append(part)
     except httpx.TransportError as exc:
         return b"".join(parts), exc
