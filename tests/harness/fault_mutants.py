@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.runtime.dropped import received
+from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 
 
@@ -46,3 +47,13 @@ class TakesACutStreamAsComplete(ReferenceRuntime):
         if out.get("error", {}).get("kind") == "stream_interrupted" and isinstance(partial, dict):
             return {"message": {k: v for k, v in partial.items() if k != "error"}}
         return out
+
+
+class GivesUpOnAReset(ReferenceRuntime):
+    """Makes one attempt only: a connection reset before any byte ends the turn with its error."""
+
+    name = "mutant-gives-up-on-reset"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        request.settings = {**request.settings, "policy": {**request.settings.get("policy", {}), "max_attempts": 1}}
+        return super().turn(request)
