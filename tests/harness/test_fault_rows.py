@@ -4,6 +4,8 @@ reference reads both and stays green, and each mutant turns its rows red."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import httpx
@@ -92,6 +94,8 @@ def test_dropped_chunks_raise_after_the_last_chunk_each_time_they_are_read() -> 
         b"".join(chunks)
     assert len(chunks) == 2 and chunks[0] == b"a" and received(chunks) == [b"a", b"b"]
     assert drop_error([b"a"]) is None and drop_error(chunks) is chunks.error
+    for copied in (copy.deepcopy(chunks), pickle.loads(pickle.dumps(chunks))):  # a worker process gets it whole
+        assert received(copied) == [b"a", b"b"] and isinstance(drop_error(copied), httpx.RemoteProtocolError)
 
 
 def test_a_drop_after_the_terminal_event_keeps_the_answer() -> None:

@@ -33,6 +33,10 @@ class DroppedChunks(list[bytes]):
         yield from list.__iter__(self)
         raise self.error
 
+    def __reduce__(self) -> tuple[type[DroppedChunks], tuple[list[bytes], BaseException]]:
+        """Copied and pickled as the chunks and the error (a plain list's way would iterate, and raise)."""
+        return (DroppedChunks, (list(list.__iter__(self)), self.error))
+
     def __repr__(self) -> str:
         return f"DroppedChunks({list.__repr__(self)}, dropped: {self.error!r})"
 
