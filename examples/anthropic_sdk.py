@@ -55,8 +55,8 @@ _ERRORS: list[tuple[type[anthropic.APIStatusError], str]] = [
 """The SDK's exception classes → normalized error kinds (first match; subclasses listed first)."""
 
 
-def _error(exc: anthropic.AnthropicError) -> dict[str, Any]:
-    if isinstance(exc, anthropic.APITimeoutError):
+def _error(exc: anthropic.AnthropicError | httpx2.TransportError) -> dict[str, Any]:
+    if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
         return {"kind": "timeout", "message": str(exc)}
     if isinstance(exc, anthropic.APIStatusError):
         kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
@@ -116,7 +116,9 @@ def _call(client: anthropic.Anthropic, params: dict[str, Any], stream: bool) -> 
             with client.messages.stream(**named, extra_body=params or None) as manager:
                 return {"message": _message(manager.get_final_message())}
         return {"message": _message(client.messages.create(**named, extra_body=params or None))}
-    except anthropic.AnthropicError as exc:
+    except (anthropic.AnthropicError, httpx2.TransportError) as exc:
+        # a connection that drops while the stream is read reaches the caller as the httpx2 error
+        # itself (the SDK wraps transport errors only while sending the request)
         partial = None
         if manager is not None:
             with contextlib.suppress(AssertionError):  # no `message_start` yet

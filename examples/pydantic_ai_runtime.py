@@ -51,6 +51,7 @@ from conformance.adapters import (
     Httpx2Transport,
     conversation_parts,
     failed,
+    recorded_response,
     reraise_replay_mismatch,
     sdk_sleeps_on,
     text_of,
@@ -281,7 +282,8 @@ class PydanticAiRuntime:
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
     ) -> dict[str, Any]:
         def answer(request: httpx.Request) -> httpx.Response:
-            return httpx.Response(status, headers=list(headers.items()), content=b"".join(chunks))
+            # the body as it arrived: a dropped connection raises after its chunks, as from a socket
+            return recorded_response(status, headers, chunks, request)
 
         profile = get_profile(provider)
         model = _model(provider, profile.base_url, "replay", httpx.MockTransport(answer))

@@ -25,6 +25,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "conversation_parts",
         "failed",
         "mock_transport",
+        "recorded_response",
         "reraise_replay_mismatch",
         "sdk_sleeps_on",
         "text_of",

@@ -227,7 +227,9 @@ function decodeJson(text) {
 }
 
 // 6. The `decode` capability: one recorded HTTP response in, the normalized outcome out.
-function decodeOpenAI({ status, headers, chunks, stream }) {
+//    `dropped`: the connection dropped after these chunks (your HTTP client would have raised), so a
+//    JSON body is cut short and holds no answer; a stream is read as far as it came.
+function decodeOpenAI({ status, headers, chunks, stream, dropped }) {
   const text = Buffer.concat(chunks.map((c) => Buffer.from(c, "base64"))).toString("utf8");
   if (status >= 400) {
     let payload = text;
@@ -235,6 +237,10 @@ function decodeOpenAI({ status, headers, chunks, stream }) {
       payload = JSON.parse(text);
     } catch {} // a body that is not JSON is the message itself
     return { error: errorOf(payload, status, headers), partial: null };
+  }
+  if (dropped && !stream) {
+    const message = "the connection dropped mid-body";
+    return { error: { kind: "stream_interrupted", status: null, retry_after_s: null, provider_code: null, message }, partial: null };
   }
   return stream ? decodeStream(text) : decodeJson(text); // `stream`: the request asked for SSE
 }

@@ -132,9 +132,15 @@ function message(provider, { content, finishReason, rawFinishReason, usage: u, r
  * a status (an error event inside a 200 stream) is one the provider sent: `server`. */
 function error(exc) {
   const e = RetryError.isInstance(exc) ? exc.lastError : exc;
+  // the body of a successful answer stopped arriving: Node's fetch says `TypeError: terminated`
+  // (cause: undici's SocketError) and the SDK hands it on as this error's cause
+  if (APICallError.isInstance(e) && connectionLost(e.cause)) return { kind: "stream_interrupted", message: e.message };
   if (APICallError.isInstance(e) && e.statusCode) return { kind: kindOfStatus(e.statusCode), status: e.statusCode, message: e.message };
   return { kind: "server", message: e instanceof Error ? e.message : String(e) };
 }
+
+const connectionLost = (cause) =>
+  cause instanceof TypeError && (cause.message === "terminated" || String(cause.cause?.code ?? "").startsWith("UND_ERR"));
 
 // decode has no tool definitions: every tool name the response calls is one the caller defined with
 // an open schema, so the SDK parses its input as for any defined tool (sent as no tool at all).
@@ -168,27 +174,35 @@ async function run(provider, conversation, opts) {
   const parts = [];
   let text = null;
   let reasoning = null;
-  for await (const p of result.fullStream) {
-    if (p.type === "error") failure ??= p.error;
-    if (p.type === "text-start") parts.push((text = { type: "text", text: "", providerMetadata: p.providerMetadata }));
-    if ((p.type === "text-delta" || p.type === "text-end") && text) {
-      if (p.type === "text-delta") text.text += p.text;
-      if (p.providerMetadata) text.providerMetadata = { ...text.providerMetadata, ...p.providerMetadata };
+  let step;
+  try {
+    for await (const p of result.fullStream) {
+      if (p.type === "error") failure ??= p.error;
+      if (p.type === "text-start") parts.push((text = { type: "text", text: "", providerMetadata: p.providerMetadata }));
+      if ((p.type === "text-delta" || p.type === "text-end") && text) {
+        if (p.type === "text-delta") text.text += p.text;
+        if (p.providerMetadata) text.providerMetadata = { ...text.providerMetadata, ...p.providerMetadata };
+      }
+      if (p.type === "reasoning-start") parts.push((reasoning = { type: "reasoning", text: "", providerMetadata: p.providerMetadata }));
+      if (p.type === "reasoning-delta" && reasoning) {
+        reasoning.text += p.text;
+        if (p.providerMetadata) reasoning.providerMetadata = { ...reasoning.providerMetadata, ...p.providerMetadata };
+      }
+      if (p.type === "reasoning-end" && reasoning && p.providerMetadata) reasoning.providerMetadata = p.providerMetadata;
+      if (p.type === "tool-call") parts.push(p);
+      if (p.type === "finish-step") step = p;
     }
-    if (p.type === "reasoning-start") parts.push((reasoning = { type: "reasoning", text: "", providerMetadata: p.providerMetadata }));
-    if (p.type === "reasoning-delta" && reasoning) {
-      reasoning.text += p.text;
-      if (p.providerMetadata) reasoning.providerMetadata = { ...reasoning.providerMetadata, ...p.providerMetadata };
-    }
-    if (p.type === "reasoning-end" && reasoning && p.providerMetadata) reasoning.providerMetadata = p.providerMetadata;
-    if (p.type === "tool-call") parts.push(p);
-    if (p.type === "finish-step") var step = p;
+  } catch (exc) {
+    failure ??= exc; // a connection that drops mid-body is thrown out of the stream, not sent as a part
   }
   const got = message(provider, { content: parts, finishReason: step?.finishReason, rawFinishReason: step?.rawFinishReason, usage: step?.usage, response: step?.response });
-  // what arrived before a failure carries the error too (docs/normalized-form.md)
+  // what arrived before a failure carries the error too (docs/normalized-form.md); an interrupted
+  // answer has no stop reason of its own
   if (failure) {
     const e = error(failure);
-    return { error: e, partial: got.content.length ? { ...got, stop_reason: "error", error: e } : null };
+    const stop = e.kind === "stream_interrupted" ? {} : { stop_reason: "error" };
+    const { stop_reason, ...rest } = got;
+    return { error: e, partial: got.content.length ? { ...rest, ...stop, error: e } : null };
   }
   // the SDK's own finish reason for a stream that ended without its terminal event
   if (step?.finishReason === "interrupted") {
@@ -217,9 +231,9 @@ await serve(declaration, {
     if (!seen.length && out?.error) throw new Error(`the library sent no request: ${out.error.message}`);
     return capturedBody(seen);
   },
-  async decode({ provider, model, status, headers, chunks, stream }) {
+  async decode({ provider, model, status, headers, chunks, stream, dropped }) {
     const conversation = { model, messages: [{ role: "user", content: "hi" }], options: { stream } };
-    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks }), tools: ANY_TOOL });
+    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks, dropped }), tools: ANY_TOOL });
   },
   async turn({ provider, conversation, base_url, keys, settings }) {
     const attempts = settings?.policy?.max_attempts;

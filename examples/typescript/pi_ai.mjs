@@ -125,9 +125,9 @@ await serve(declaration, {
     await withFetch(capturingFetch(seen), () => complete(m, context(conversation, m), options(conversation)));
     return capturedBody(seen);
   },
-  async decode({ provider, model: id, status, headers, chunks }) {
+  async decode({ provider, model: id, status, headers, chunks, dropped }) {
     const m = model(provider, id);
-    const msg = await withFetch(recordedFetch({ status, headers, chunks }), () => complete(m, { messages: [{ role: "user", content: "hi", timestamp: 0 }] }, options({})));
+    const msg = await withFetch(recordedFetch({ status, headers, chunks, dropped }), () => complete(m, { messages: [{ role: "user", content: "hi", timestamp: 0 }] }, options({})));
     return outcome(msg, provider);
   },
   async turn({ provider, conversation, base_url, keys, settings }) {

@@ -20,7 +20,10 @@ from conformance.emulator import Fault, Settings, base_urls, serve, start_in_thr
 from conformance.harness import HarnessContext, build_matrix, run_all
 from conformance.harness.record import record
 from conformance.model import Conversation
+from conformance.replay.cassette import load_cassette
+from conformance.replay.faults import read_until_dropped
 from conformance.runtime.clock import FakeClock
+from conformance.runtime.dropped import DroppedChunks
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.runtime.turn import run_turn
 from conformance.scenarios import load_scenarios
@@ -145,12 +148,19 @@ def test_faults_and_the_retry_trace_against_the_emulator(tmp_path: Path) -> None
             .wire_request(Conversation.model_validate(stream_scenario.spec.input), get_profile("openai"))
             .body
         )
-        response = httpx.post(stream_url, json=body, headers={"x-conformance-fault": "cut=300"})
+        response = httpx.post(stream_url, json=body, headers={"x-conformance-fault": "end=300"})
         outcome = ReferenceRuntime().decode(
             "openai", response.status_code, dict(response.headers), [response.content], True
         )
         assert outcome["error"]["kind"] == "stream_interrupted"
         assert response.status_code == 200 and len(response.content) == 300
+        # cut: the same 300 bytes, then the connection closes with no terminating chunk (a drop)
+        with httpx.stream("POST", stream_url, json=body, headers={"x-conformance-fault": "cut=300"}) as dropped:
+            arrived, error = read_until_dropped(dropped)
+        assert isinstance(error, httpx.RemoteProtocolError) and "incomplete chunked read" in str(error)
+        assert len(arrived) == 300 and dropped.headers.get("transfer-encoding") == "chunked"
+        outcome = ReferenceRuntime().decode("openai", 200, dict(dropped.headers), DroppedChunks([arrived], error), True)
+        assert outcome["error"]["kind"] == "stream_interrupted" and outcome["partial"] is not None
         unknown = httpx.post(stream_url, json={"model": "nope"})
         assert unknown.status_code == 404 and "no recorded openai request" in unknown.json()["error"]
     finally:
@@ -186,6 +196,40 @@ def test_drift_is_reported_and_accept_is_explicit(emulator: tuple[str, int], tmp
     assert accepted.expected_for("openai")["message"]["content"] == [
         {"type": "text", "text": "Hello, conformance suite! Nice to meet you."}
     ]
+
+
+def test_reset_and_timeout_fail_before_any_byte_as_the_client_reads_them() -> None:
+    server = serve(ROOT / "cassettes")
+    start_in_thread(server)
+    try:
+        url = base_urls("127.0.0.1", server.server_address[1], ["openai"])["openai"] + "/chat/completions"
+        body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "x"}]}
+        with pytest.raises(httpx.ReadError, match="Connection reset by peer"):
+            httpx.post(url, json=body, headers={"x-conformance-fault": "reset"})
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(url, json=body, headers={"x-conformance-fault": "timeout"}, timeout=0.3)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_cassette_that_drops_is_served_as_a_drop(tmp_path: Path) -> None:
+    for name in ("stream_truncated", "response_dropped"):
+        (tmp_path / "openai").mkdir(exist_ok=True)
+        shutil.copy(ROOT / f"cassettes/openai/{name}.yaml", tmp_path / "openai")
+    server = serve(tmp_path)
+    start_in_thread(server)
+    try:
+        url = base_urls("127.0.0.1", server.server_address[1], ["openai"])["openai"] + "/chat/completions"
+        for name in ("stream_truncated", "response_dropped"):
+            recorded = load_cassette(tmp_path / f"openai/{name}.yaml").interactions[0]
+            with httpx.stream("POST", url, content=recorded.request.body) as response:
+                arrived, error = read_until_dropped(response)
+            assert arrived == recorded.response.body, name
+            assert isinstance(error, httpx.RemoteProtocolError), name
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_stream_cut_mid_way_is_retried_by_the_runtime() -> None:

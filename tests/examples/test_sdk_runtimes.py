@@ -38,6 +38,7 @@ def test_openai_sdk_rows() -> None:
             "tool_call_stream",
             "retry_429_retry_after",
             "stream_truncated",
+            "stream_ended_cleanly",
             "retry_auth_rotation",
             "repair_orphan_tool_result",
         },
@@ -47,9 +48,11 @@ def test_openai_sdk_rows() -> None:
     assert verdicts["text_basic"] == "pass"
     assert verdicts["tool_call_stream"] == "pass"
     assert verdicts["retry_429_retry_after"] == "pass"  # waits the 30 s the provider asked for
-    # the SDK's stream accumulator reports a stream cut before `finish_reason` as a complete message
-    assert verdicts["stream_truncated"] == "fail"
-    assert "message" in got[("stream_truncated", "openai")].actual
+    # a connection that drops mid-stream: the SDK raises APIConnectionError, its snapshot is the partial
+    assert verdicts["stream_truncated"] == "pass"
+    # the same stream ended cleanly: the SDK's accumulator reports it as a complete message
+    assert verdicts["stream_ended_cleanly"] == "fail"
+    assert "message" in got[("stream_ended_cleanly", "openai")].actual
     # one client, one key: the adapter declares key rotation not offered, a gap rather than a defect
     assert verdicts["retry_auth_rotation"] == "not_offered"
     assert verdicts["repair_orphan_tool_result"] == "skipped"  # the SDK has no history repair

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from conformance.runtime.dropped import DroppedChunks
 from conformance.runtime.protocol import AgentRequest, CancelSignal, TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 
@@ -126,11 +127,15 @@ def context(p: dict[str, Any]) -> Any:
     return REF.context(p["request"], Redirect(p["base_url"]) if p.get("base_url") else None)
 
 
+def _chunks(p: dict[str, Any]) -> list[bytes]:
+    """The chunks of a `decode` call; `"dropped": true`: the connection dropped after them."""
+    chunks = [base64.b64decode(c) for c in p["chunks"]]
+    return DroppedChunks(chunks) if p.get("dropped") else chunks
+
+
 METHODS = {
     "encode": lambda p: REF.encode(p["conversation"], p["provider"]),
-    "decode": lambda p: REF.decode(
-        p["provider"], p["status"], p["headers"], [base64.b64decode(c) for c in p["chunks"]], p["stream"]
-    ),
+    "decode": lambda p: REF.decode(p["provider"], p["status"], p["headers"], _chunks(p), p["stream"]),
     "repair": lambda p: REF.repair(p["messages"], p["provider"], p.get("model"), p.get("options")),
     "transcripts": lambda p: REF.load_transcript(p["path"]),
     "turn": turn,

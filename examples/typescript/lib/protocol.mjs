@@ -93,16 +93,30 @@ export async function withFetch(fake, body) {
   }
 }
 
-/** A fetch answering every call with one recorded response (the decode pattern). */
-export function recordedFetch({ status, headers, chunks }) {
+/** What Node's fetch (undici) raises when the peer closes the connection mid-body. */
+function droppedError() {
+  const cause = Object.assign(new Error("other side closed"), { name: "SocketError", code: "UND_ERR_SOCKET" });
+  return new TypeError("terminated", { cause });
+}
+
+/** A fetch answering every call with one recorded response (the decode pattern). `dropped`: the
+ * connection dropped after the chunks, so reading on raises what fetch raises then. */
+export function recordedFetch({ status, headers, chunks, dropped }) {
   return async () => {
     const parts = (chunks ?? []).map((c) => Buffer.from(c, "base64"));
-    const body = new ReadableStream({
-      start(controller) {
-        for (const part of parts) controller.enqueue(new Uint8Array(part));
-        controller.close();
+    let next = 0;
+    const body = new ReadableStream(
+      {
+        async pull(controller) {
+          // one chunk per read, then the end: a clean close, or the error a dropped connection gives,
+          // which a socket reports in an I/O event of its own, after the bytes were handed on
+          if (next < parts.length) controller.enqueue(new Uint8Array(parts[next++]));
+          else if (dropped) await new Promise((done) => setImmediate(done)).then(() => controller.error(droppedError()));
+          else controller.close();
+        },
       },
-    });
+      { highWaterMark: 0 },
+    );
     const hdrs = new Headers();
     for (const [k, v] of Object.entries(headers ?? {})) hdrs.append(k, Array.isArray(v) ? v.join(", ") : String(v));
     return new Response(status === 204 || status === 304 ? null : body, { status, headers: hdrs });

@@ -6,7 +6,11 @@
 - `Httpx2Transport(transport)` — an `httpx2` transport (for SDKs built on `httpx2`) that forwards
   to the harness's `httpx` transport; `mock_transport(status, headers, chunks)` answers every
   request with one recorded response (the decode pattern). Both need the `httpx2` package and are
-  imported on first use;
+  imported on first use. Both carry faults as the SDK's transport raises them: a body whose
+  connection dropped yields what arrived, then raises `httpx2.RemoteProtocolError`;
+- `recorded_response(status, headers, chunks, request)` — the same recorded answer as an `httpx`
+  response, for an `httpx.MockTransport` handler (a dropped body raises `httpx.RemoteProtocolError`
+  after its chunks);
 - `ReplayMismatch` and `reraise_replay_mismatch(exc)` — the harness's "request not in cassette"
   signal, re-raised when a library wrapped it (as a connection error, say): that verdict is the
   harness's to give, never an outcome of the runtime;
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from conformance.adapters._body import recorded_response
 from conformance.adapters._conversation import arguments_json, conversation_parts, failed, text_of
 from conformance.adapters._decode_only import DecodeOnly
 from conformance.adapters._replay import ReplayMismatch, reraise_replay_mismatch
@@ -52,6 +57,7 @@ __all__ = [
     "conversation_parts",
     "failed",
     "mock_transport",
+    "recorded_response",
     "reraise_replay_mismatch",
     "sdk_sleeps_on",
     "text_of",

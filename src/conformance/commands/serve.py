@@ -18,7 +18,8 @@ def add_parser(sub: Any) -> None:
         "--fault",
         action="append",
         default=[],
-        help="e.g. '429;retry-after=30;times=1', 529, 'cut=200', error-event, 'rechunk=7'",
+        help="e.g. '429;retry-after=30;times=1', 529, 'cut=200' (a drop), 'end=200', reset, timeout, "
+        "error-event, 'rechunk=7'",
     )
     p.add_argument(
         "--request-log", metavar="FILE", help="append one JSON line per request received (keys fingerprinted)"

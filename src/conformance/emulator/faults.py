@@ -4,12 +4,18 @@ A fault spec is `kind[;key=value…]`:
 
 - `429;retry-after=30` — a rate-limit error in the provider's envelope, with `Retry-After`;
 - `529`, `503`, `500` — overloaded / unavailable / server errors in the provider's envelope;
-- `cut=<bytes>` — the response stream stops after that many bytes (no terminal event);
+- `cut=<bytes>` — the connection closes after that many bytes of the body, with no terminating
+  chunk (a dropped connection: the client's read raises mid-body);
+- `end=<bytes>` — the body ends cleanly after that many bytes (the terminating chunk comes; a
+  stream stops without its terminal event);
+- `reset` — the connection is reset (TCP RST) once the request is read, before any byte of the answer;
+- `timeout` — no byte of the answer comes: the connection is held open until the client gives up;
 - `error-event` — an error arrives inside the 200 stream, after the first event, in the dialect's
   framing;
 - `rechunk=<seed>` — the body is sent in chunks split at random (seeded) boundaries.
 
-`times=N` limits a server-level fault to the first N matching requests.
+`times=N` limits a server-level fault to the first N matching requests. Without a fault of its
+own, an interaction ends as its cassette's `meta.fault` says (`replay.faults`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import random
 from dataclasses import dataclass, field
 
 from conformance.exceptions import InputError
+from conformance.replay.faults import FaultKind
 
 _ERRORS: dict[str, dict[int, tuple[str, str]]] = {
     # dialect → status → (content-type, body)
@@ -173,6 +180,10 @@ _RECORD_ENDS: dict[str, bytes] = {"ollama": b"\n"}
 """What ends one streamed record: a blank line for SSE, a newline for NDJSON."""
 
 
+_ENDINGS: dict[str, FaultKind] = {"cut": "drop", "end": "clean_end", "reset": "reset", "timeout": "timeout"}
+"""Fault kinds that say how the answer ends on the connection (`replay.faults`)."""
+
+
 @dataclass
 class Fault:
     kind: str
@@ -192,13 +203,14 @@ class Fault:
                 raise InputError(f"expected key=value, got {item!r}", where=f"fault {spec!r}")
             params[key] = value
         kind, _, value = head.partition("=")
-        if kind in ("cut", "rechunk"):
+        if kind in ("cut", "end", "rechunk"):
             params[kind] = value or "0"
-        elif kind not in ("429", "500", "503", "529", "error-event"):
+        elif kind not in ("429", "500", "503", "529", "error-event", "reset", "timeout"):
             raise InputError(
-                "unknown fault; use 429, 500, 503, 529, cut=N, error-event or rechunk=SEED", where=f"fault {spec!r}"
+                "unknown fault; use 429, 500, 503, 529, cut=N, end=N, reset, timeout, error-event or rechunk=SEED",
+                where=f"fault {spec!r}",
             )
-        for name in ("times", "cut", "rechunk"):
+        for name in ("times", "cut", "end", "rechunk"):
             if name in params and not (params[name].isascii() and params[name].isdigit()):
                 raise InputError(f"{name} must be a whole number, got {params[name]!r}", where=f"fault {spec!r}")
         if any(ord(c) < 32 or ord(c) == 127 for c in params.get("retry-after", "")):
@@ -216,9 +228,13 @@ class Fault:
             headers["retry-after"] = self.params["retry-after"]
         return status, headers, body.encode()
 
+    def ending(self) -> FaultKind | None:
+        """How the answer ends on the connection when this fault says (`drop` for `cut`), else None."""
+        return _ENDINGS.get(self.kind)
+
     def shape_stream(self, body: bytes, dialect: str) -> bytes:
-        if self.kind == "cut":
-            return body[: int(self.params["cut"])]
+        if self.kind in ("cut", "end"):
+            return body[: int(self.params[self.kind])]
         if self.kind == "error-event":
             sep = _RECORD_ENDS.get(dialect, b"\n\n")
             first = body.find(sep)

@@ -25,6 +25,8 @@ import asyncio
 import errno
 import json
 import logging
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,10 +44,14 @@ from conformance.exceptions import InputError
 from conformance.jsonvalue import printable
 from conformance.replay.cassette import Interaction, load_cassette
 from conformance.replay.delivery import delivered, restreamed
+from conformance.replay.faults import FaultKind, fault_kinds
 from conformance.replay.matchers import body_findings
 from conformance.secrets import fingerprint_headers, fingerprint_query
 
 FAULT_HEADER = "x-conformance-fault"
+
+TIMEOUT_HOLD_S = 600.0
+"""How long a `timeout` answer holds the connection open, at most, waiting for the client to give up."""
 
 
 class _MalformedRequests(logging.Filter):
@@ -81,6 +87,8 @@ class Recorded:
     path: str
     body: Any
     interaction: Interaction
+    fault: FaultKind = "clean_end"
+    """How the answer ends on the connection (the cassette's `meta.fault`, `replay.faults`)."""
 
 
 @dataclass
@@ -97,12 +105,14 @@ class Catalog:
         known = set(provider_names())
         for sub in sorted(p for p in directory.iterdir() if p.is_dir() and p.name in known):
             for path in sorted(sub.glob("*.yaml")):
-                for i, it in enumerate(load_cassette(path).interactions):
+                cassette = load_cassette(path)
+                endings = fault_kinds(cassette.meta, len(cassette.interactions), str(path))
+                for i, it in enumerate(cassette.interactions):
                     split = urlsplit(it.request.uri)
                     served = request_table(get_profile(sub.name).dialect).canonical_path(split.path)
                     route = served + (f"?{split.query}" if split.query else "")
                     catalog.by_provider.setdefault(sub.name, []).append(
-                        Recorded(path, i, route, _json(it.request.body), it)
+                        Recorded(path, i, route, _json(it.request.body), it, endings[i])
                     )
         return catalog
 
@@ -215,40 +225,56 @@ class Emulator:
         body = await request.read()
         scenario, provider, rest = split_path(request.path)
         found: Recorded | None = None
+        ending: FaultKind = "clean_end"
         try:
-            status, headers, chunks, found = self._answer(request, provider, rest, body, scenario)
+            status, headers, chunks, found, ending = self._answer(request, provider, rest, body, scenario)
         except InputError as exc:  # a malformed fault header
             status, headers, chunks = 400, {"content-type": "application/json"}, [_error(str(exc))]
         if self.log is not None:
             self.log.write(request, body, provider, found, status)
+        if ending in ("reset", "timeout"):  # no byte of the answer: reset now, or once the client gives up
+            if ending == "timeout":
+                await _held_open(request)
+            _reset(request)
+            raise web.HTTPException()  # nothing more is written: the connection is gone
         response = web.StreamResponse(status=status)
         for key, value in headers.items():
             if key.lower() not in ("content-length", "transfer-encoding", "connection"):
                 response.headers[key] = value
-        response.content_length = sum(len(c) for c in chunks)
+        if ending == "drop":  # chunked, so that closing before the terminating chunk is a drop
+            response.enable_chunked_encoding()
+        else:
+            response.content_length = sum(len(c) for c in chunks)
         await response.prepare(request)
         for chunk in chunks:
             await response.write(chunk)
             if self.settings.delay_s:
                 await asyncio.sleep(self.settings.delay_s)
+        if ending == "drop":  # the bytes are out; the connection closes with no terminating chunk
+            if request.transport is not None:
+                request.transport.close()
+            return response
         await response.write_eof()
         return response
 
     def _answer(
         self, request: web.Request, provider: str, rest: str, body: bytes, scenario: str | None = None
-    ) -> tuple[int, dict[str, str], list[bytes], Recorded | None]:
+    ) -> tuple[int, dict[str, str], list[bytes], Recorded | None, FaultKind]:
+        """(status, headers, body chunks, the interaction served, how the answer ends on the connection)."""
         json_type = {"content-type": "application/json"}
         if provider not in self.catalog.by_provider:
-            return 404, json_type, [_error(f"no cassettes for provider {provider!r}")], None
+            return 404, json_type, [_error(f"no cassettes for provider {provider!r}")], None, "clean_end"
         query = "&".join(q for q in request.query_string.split("&") if q and not q.startswith("key="))
         route = "/" + rest + (f"?{query}" if query else "")
         dialect = get_profile(provider).dialect
         fault = self._fault(request)
         if fault is not None and (error := fault.error_response(dialect)) is not None:
-            return error[0], error[1], [error[2]], None
+            return error[0], error[1], [error[2]], None, "clean_end"
+        if fault is not None and fault.ending() in ("reset", "timeout"):  # no answer, whatever was asked
+            return 0, {}, [], None, fault.ending() or "clean_end"
         found = self.catalog.match(provider, route, _json(body), scenario)
         if isinstance(found, str):
-            return 404, json_type, [_error(found)], None
+            return 404, json_type, [_error(found)], None, "clean_end"
         response = found.interaction.response
         headers, payload = list(response.flat_headers().items()), response.body
         sent = _json(body)
@@ -257,7 +283,28 @@ class Emulator:
             headers, payload = restreamed(get_profile(provider), response.status, headers, payload, sent)
         payload = payload if fault is None else fault.shape_stream(payload, dialect)
         chunks = (fault or Fault("none")).chunks(payload, self.settings.chunk_size)
-        return response.status, dict(headers), chunks, found
+        ending = (fault.ending() if fault is not None else None) or found.fault
+        return response.status, dict(headers), chunks, found, ending
+
+
+async def _held_open(request: web.Request) -> None:
+    """Wait, sending nothing, until the client closes the connection (its read timeout), at most
+    `TIMEOUT_HOLD_S`."""
+    waited = 0.0
+    while waited < TIMEOUT_HOLD_S and request.transport is not None and not request.transport.is_closing():
+        await asyncio.sleep(0.05)
+        waited += 0.05
+
+
+def _reset(request: web.Request) -> None:
+    """Reset the connection (TCP RST: linger 0, then abort): the client's read fails with ECONNRESET."""
+    transport = request.transport
+    if transport is None:
+        return
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
 
 
 def stream_route(profile: ProviderProfile, route: str) -> str | None:

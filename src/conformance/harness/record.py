@@ -47,9 +47,11 @@ from conformance.replay.cassette import (
     load_cassette,
     parse_cassette,
 )
+from conformance.replay.faults import fault_kinds, read_until_dropped
 from conformance.replay.scrub import scrub_headers, scrub_text, scrub_url
 from conformance.runtime import logsafe
 from conformance.runtime.auth import apply_auth, resolve_key
+from conformance.runtime.dropped import DroppedChunks
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_layered
 from conformance.scenarios.layers import own_copy
@@ -78,11 +80,16 @@ def _tls() -> ssl.SSLContext:
 
 def _outcome(provider: str, cassette: Cassette) -> list[dict[str, object]]:
     runtime = ReferenceRuntime()
+    endings = fault_kinds(cassette.meta, len(cassette.interactions), str(cassette.path))
     return [
         runtime.decode(
-            provider, it.response.status, it.response.flat_headers(), [it.response.body], it.request.stream_requested()
+            provider,
+            it.response.status,
+            it.response.flat_headers(),
+            DroppedChunks([it.response.body]) if ending == "drop" else [it.response.body],
+            it.request.stream_requested(),
         )
-        for it in cassette.interactions
+        for it, ending in zip(cassette.interactions, endings, strict=True)
     ]
 
 
@@ -141,7 +148,7 @@ def record_scenario(
             client.stream(wire.method, url, content=body, headers=headers) as response,
         ):
             contacted = _contacted(response)
-            data = response.read()
+            data, dropped = read_until_dropped(response)  # a connection that drops is recorded as one
     except (httpx.HTTPError, httpx.InvalidURL) as exc:  # refused, unreachable, or not an http(s) URL
         reason = redact_line(scrub_text(" ".join(str(exc).split()) or type(exc).__name__, secrets))
         raise InputError(f"cannot record {scenario.id}: {reason}", where=scrub_url(url)) from None
@@ -160,6 +167,7 @@ def record_scenario(
             "source": "emulated" if is_loopback(contacted.get("address") or contacted["host"]) else "recorded",
             "recorded": today.isoformat(),
             "harness_version": __version__,
+            **({"fault": "drop"} if dropped is not None else {}),
         },
         interactions=[
             Interaction(

@@ -6,6 +6,10 @@ query and JSON body — vcrpy's `none` record mode with `allow_playback_repeats=
 patching httpx. A request that matches nothing raises `ReplayMismatch` naming the nearest recorded
 request and how it differs; `unplayed()` tells which interactions were never asked for.
 
+How each answer ends on the transport is the cassette's `meta.fault` (`replay.faults`): cleanly
+(the default), or a connection dropped mid-body (the recorded bytes, then `httpx.RemoteProtocolError`
+as a socket read raises it), reset before any byte (`httpx.ReadError`) or timed out (`httpx.ReadTimeout`).
+
 Cassettes stay plain vcrpy YAML: a test replays every bundled cassette through stock vcrpy too and
 requires the same answers.
 """
@@ -24,6 +28,7 @@ from conformance.capabilities import ProviderProfile, get_profile, provider_name
 from conformance.codecs.request_form import RequestFinding, failing, request_table
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.delivery import delivered, restreamed
+from conformance.replay.faults import DroppingStream, before_answer, fault_kinds, read_until_dropped
 from conformance.replay.matchers import body_findings, explain, json_body, parse_body
 from conformance.secrets import QUERY_KEYS
 
@@ -51,6 +56,8 @@ class ReplayedResponse:
     status: int
     headers: dict[str, str]
     body: bytes
+    dropped: httpx.TransportError | None = None
+    """The error that ended the body when its connection dropped (`body` is what arrived); None: clean."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,8 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self.profile = profile or _cassette_profile(cassette)
         self._targets = [_Target.of(it.request.method, it.request.uri, self.profile) for it in cassette.interactions]
         self._bodies = [parse_body(it.request.body) for it in cassette.interactions]
+        self.faults = fault_kinds(cassette.meta, len(cassette.interactions), str(cassette.path))
+        """How each recorded answer ends on the transport (`replay.faults`)."""
         self.findings: list[RequestFinding] = []
         """Notes on requests that matched (differences the provider reads the same)."""
         self.play_counts = [0] * len(cassette.interactions)
@@ -194,6 +203,9 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         at = float(self._clock.now()) if self._clock is not None else 0.0
         headers = {k.lower(): v for k, v in request.headers.items()}
         self.log.append(LoggedRequest(index, request.method, str(request.url), headers, content or None, at))
+        failure = before_answer(self.faults[index], request)
+        if failure is not None:  # reset or timed out before any byte of the answer
+            raise failure
         answer_headers = [
             (k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals
         ]
@@ -201,12 +213,17 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         sent = self._streamed.get(index)
         if sent is not None and self.profile is not None:
             answer_headers, body = restreamed(self.profile, it.response.status, answer_headers, body, sent)
+        extensions = {"reason_phrase": it.response.reason.encode("ascii", "replace")}
+        if self.faults[index] == "drop":  # the bytes that arrived, then the peer closes mid-body
+            return httpx.Response(
+                it.response.status,
+                headers=answer_headers,
+                stream=DroppingStream([body] if body else [], request),
+                request=request,
+                extensions=extensions,
+            )
         return httpx.Response(
-            it.response.status,
-            headers=answer_headers,
-            content=body,
-            request=request,
-            extensions={"reason_phrase": it.response.reason.encode("ascii", "replace")},
+            it.response.status, headers=answer_headers, content=body, request=request, extensions=extensions
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -236,8 +253,13 @@ class ReplaySession:
     def send(self, method: str, url: str, body: Any, headers: dict[str, str] | None = None) -> ReplayedResponse:
         content = None if body is None else orjson.dumps(body)
         request_headers = {"content-type": "application/json", **(headers or {})}
-        response = self._client.request(method, url, content=content, headers=request_headers)
-        return ReplayedResponse(response.status_code, dict(response.headers.items()), response.read())
+        request = self._client.build_request(method, url, content=content, headers=request_headers)
+        response = self._client.send(request, stream=True)
+        try:
+            body, dropped = read_until_dropped(response)
+        finally:
+            response.close()
+        return ReplayedResponse(response.status_code, dict(response.headers.items()), body, dropped)
 
     def unplayed(self) -> list[int]:
         return self.transport.unplayed()

@@ -28,7 +28,10 @@ the retry check judges waits that really passed:
 An
 exception from the transport (a request no recorded interaction matches) is answered with status
 599 and raised again after the call (`raise_transport_error`), so the row reads as it would in
-process.
+process. A fault the cassette replays (`replay.faults`) is acted out on the connection instead: an
+answer whose connection drops goes out chunked and the connection closes before the terminating
+chunk; a reset resets the connection (TCP RST) before any byte, and so does a timeout (the
+program's own read timeout cannot be waited out on the check's clock).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -189,6 +194,24 @@ def body_length(value: str | None, limit: int) -> tuple[int, int, str]:
     return int(text), 0, ""
 
 
+def _read(response: httpx.Response) -> tuple[bytes, bool]:
+    """A response's body as far as it arrived, and whether its connection dropped mid-body."""
+    parts: list[bytes] = []
+    try:
+        parts.extend(response.iter_bytes())
+    except httpx.RemoteProtocolError:
+        return b"".join(parts), True
+    return b"".join(parts), False
+
+
+def _reset(handler: BaseHTTPRequestHandler) -> None:
+    """Reset the connection (TCP RST: linger 0, then close) before any byte of an answer."""
+    handler.close_connection = True
+    with contextlib.suppress(OSError):
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -305,21 +328,34 @@ class Loopback:
             headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in ("host", "content-length")]
             request = httpx.Request(handler.command, self._origin + handler.path, headers=headers, content=body)
             held = None
+            dropped = False
             try:
                 response = self._transport.handle_request(request)
                 held = response.extensions.get(HELD)
-                content = held.head + held.tail if held is not None else response.read()
                 status, out_headers = response.status_code, list(response.headers.items())
+                content, dropped = (held.head + held.tail, False) if held is not None else _read(response)
+            except (httpx.ReadError, httpx.ReadTimeout):  # no answer (`replay.faults`): acted out below
+                status, out_headers, content, dropped = 0, [], b"", False
             except Exception as exc:  # the check reads it after the call, as in process
                 self.error = self.error or exc
                 status, out_headers, content = 599, [], f"{type(exc).__name__}: {exc}".encode()
             # stamped before the answer is written: the program cannot start on it earlier, so the
             # gap to the next request holds all its work and waits, whatever this thread's delays
             self._last, self._busy_last = time.monotonic(), self._busy()
+        if status == 0:  # no answer: the connection is reset (a timeout is read as one here)
+            _reset(handler)
+            return
         handler.send_response(status)
         for key, value in out_headers:
             if key.lower() not in _HOP:
                 handler.send_header(key, value)
+        if dropped:  # chunked, then closed before the terminating chunk: the program's read fails mid-body
+            handler.send_header("transfer-encoding", "chunked")
+            handler.end_headers()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(content), content) if content else b"")
+            handler.wfile.flush()
+            handler.close_connection = True
+            return
         handler.send_header("content-length", str(len(content)))
         handler.end_headers()
         if held is None:

@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.jsonvalue import printable
+from conformance.runtime.dropped import drop_error, received
 from conformance.runtime.program import (
     DEFAULT_LIMITS,
     PROGRAM_FAULT,
@@ -272,9 +273,11 @@ class ProcessRuntime:
             "model": model or _usual_model(provider),
             "status": status,
             "headers": dict(headers),
-            "chunks": [base64.b64encode(c).decode("ascii") for c in chunks],
+            "chunks": [base64.b64encode(c).decode("ascii") for c in received(chunks)],
             "stream": stream,
         }
+        if drop_error(chunks) is not None:  # the connection dropped after these chunks (`runtime.dropped`)
+            params["dropped"] = True
         return _obj(self.call("decode", params), "decode")
 
     def repair(

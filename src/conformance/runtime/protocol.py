@@ -66,7 +66,11 @@ class DecodeCapable(Protocol):
 
         A runtime whose `decode` also takes a `model` keyword is given the model id the request
         named (the scenario's, else the provider's usual one): a library that builds a model object
-        before it reads an answer needs one. The harness calls it through `decode_response`."""
+        before it reads an answer needs one. The harness calls it through `decode_response`.
+
+        When the connection dropped mid-body, `chunks` is a `runtime.dropped.DroppedChunks`: the
+        chunks that arrived, whose iteration then raises the transport's error
+        (`httpx.RemoteProtocolError`), as a socket read does."""
         ...
 
 

@@ -2,18 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import WireRequest, codec_for, decode_response
+from conformance.codecs.base import is_stream
 from conformance.exceptions import InputError
-from conformance.model import Conversation
+from conformance.model import Conversation, Outcome, ProviderError
 from conformance.model.parse import parse_conversation, parse_messages
 from conformance.runtime.compress import DEFAULT_THRESHOLD
+from conformance.runtime.dropped import drop_error, received
 from conformance.runtime.protocol import POLICY_SETTINGS, SETTABLE, AgentRequest, Declaration, TurnRequest
 
 TURN_SEED = 20261122
 """The default seed of the reference turn loop's back-off jitter (a setting can change it)."""
+
+
+def _dropped(
+    profile: ProviderProfile, headers: Mapping[str, str], arrived: list[bytes], stream: bool, error: BaseException
+) -> Outcome:
+    """A successful answer whose connection dropped mid-body: a stream is read up to the drop (an
+    answer whose terminal event had arrived stands; otherwise `stream_interrupted` with what arrived
+    as the partial); a JSON body cut short holds no answer (`stream_interrupted`, no partial)."""
+    said = f"the connection dropped mid-body ({error})"
+    codec = codec_for(profile)
+    if not is_stream(codec, headers, stream):
+        return Outcome(error=ProviderError(kind="stream_interrupted", message=said))
+    acc = codec.stream(profile, events=False)
+    for chunk in arrived:
+        acc.feed(chunk)
+    outcome = Outcome.of(acc.finish())
+    if outcome.error is not None and outcome.error.kind == "stream_interrupted":
+        outcome.error.message = said
+    return outcome
 
 
 class ReferenceRuntime:
@@ -38,8 +60,12 @@ class ReferenceRuntime:
         self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
     ) -> dict[str, Any]:
         profile = get_profile(provider)
+        arrived = received(chunks)  # a dropped connection raises after these (`runtime.dropped`)
+        dropped = drop_error(chunks)
+        if dropped is not None and status < 400:
+            return _dropped(profile, headers, arrived, stream, dropped).to_json()
         outcome = decode_response(
-            codec_for(profile), profile, status, headers, b"".join(chunks), stream_hint=stream, chunks=chunks
+            codec_for(profile), profile, status, headers, b"".join(arrived), stream_hint=stream, chunks=arrived
         )
         return outcome.to_json()
 

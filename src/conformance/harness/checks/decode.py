@@ -28,8 +28,15 @@ from conformance.harness.context import (
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence
 from conformance.replay.player import ReplayMismatch, ReplaySession
+from conformance.runtime.dropped import DroppedChunks
 from conformance.runtime.protocol import decode_response, missing_capabilities
 from conformance.scenarios import Scenario
+
+
+def delivered_chunks(chunks: list[bytes], dropped: BaseException | None) -> list[bytes]:
+    """The chunks as the runtime receives them: when the connection dropped, they are followed by
+    the transport's error (`runtime.dropped`), as a socket read raises it."""
+    return chunks if dropped is None else DroppedChunks(chunks, dropped)
 
 
 def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -71,7 +78,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         provider,
         response.status,
         response.headers,
-        split(response.body, scenario.spec.chunk_size),
+        delivered_chunks(split(response.body, scenario.spec.chunk_size), response.dropped),
         stream,
         model=scenario_model(scenario, provider),
     )

@@ -32,6 +32,8 @@ from conformance.harness.checks.common import invented_ids_aligned, scenario_mod
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
 from conformance.replay.cassette import load_cassette
+from conformance.replay.faults import fault_kinds
+from conformance.runtime.dropped import DroppedChunks
 from conformance.runtime.protocol import decode_response
 from conformance.scenarios import Scenario
 
@@ -110,7 +112,7 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
 
 
 def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
-    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str]] = []
+    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str, bool]] = []
     for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
@@ -118,12 +120,14 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
         if not path.is_file():
             continue
         model = scenario_model(scenario, provider)
-        for it in load_cassette(path).interactions:
+        cassette = load_cassette(path)
+        endings = fault_kinds(cassette.meta, len(cassette.interactions), str(path))
+        for it, ending in zip(cassette.interactions, endings, strict=True):
             rel = ctx.rel(path)
             response = it.response
-            bodies.append(
-                (rel, response.status, response.flat_headers(), response.body, it.request.stream_requested(), model)
-            )
+            streamed = it.request.stream_requested()
+            dropped = ending == "drop"  # the same drop after every chunking (`replay.faults`)
+            bodies.append((rel, response.status, response.flat_headers(), response.body, streamed, model, dropped))
     if not bodies:
         raise _NoCassettes()
     wholes: dict[int, dict[str, Any]] = {}
@@ -131,11 +135,13 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     def prop(example: tuple[float, list[float]]) -> str | None:
         pick, fractions = example
         i = int(pick * len(bodies))
-        rel, status, headers, body, stream, model = bodies[i]
+        rel, status, headers, body, stream, model, dropped = bodies[i]
         if i not in wholes:
-            wholes[i] = decode_response(ctx.runtime, provider, status, headers, [body], stream, model=model)
+            whole = DroppedChunks([body]) if dropped else [body]
+            wholes[i] = decode_response(ctx.runtime, provider, status, headers, whole, stream, model=model)
         cuts = sorted({int(f * len(body)) for f in fractions})
         chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+        chunks = DroppedChunks(chunks) if dropped else chunks
         split_up = decode_response(ctx.runtime, provider, status, headers, chunks, stream, model=model)
         if split_up == wholes[i] or invented_ids_aligned(wholes[i], split_up, body)[0] == wholes[i]:
             return None  # the same, or the same but for ids of the runtime's own invention
