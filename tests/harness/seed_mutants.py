@@ -3,17 +3,26 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 
 - `NoProxyMode`: a proxy's `Please use a valid role` 400 is returned as it is (seed 001: the
   continuation is never flattened into proxy mode);
-- `NoToolTypeRetry` (from `policy_mutants`): a proxy's `tool_type` 400 is returned as it is.
+- `NoToolTypeRetry` (from `policy_mutants`): a proxy's `tool_type` 400 is returned as it is;
+- `NoTokenFloor` (seed 002): the effective `max_tokens` is clamped to the model's caps and what the
+  window leaves, but not to at least 1, so an input that fills the window sends a negative limit;
+- `SharedThinkSplitter` (seed 004): one `<think>` tag splitter serves every response the runtime
+  reads, its state (inside a tag, a partial tag held back) carried from one response to the next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.openai_chat import content
+from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
 from conformance.runtime import turn
+from conformance.runtime.budget import estimate_input_tokens
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 from tests.harness.policy_mutants import NoToolTypeRetry
@@ -35,4 +44,65 @@ class NoProxyMode(ReferenceRuntime):
             return super().turn(request)
 
 
-__all__ = ["NoProxyMode", "NoToolTypeRetry"]
+prepare = importlib.import_module("conformance.runtime.prepare")  # the package exports a function of that name
+
+
+def _unfloored(
+    requested: int | None,
+    profile: ProviderProfile,
+    model: str | None,
+    messages: Sequence[Any],
+    tools: Sequence[Any] = (),
+    **kw: Any,
+) -> int:
+    info = profile.model_info(model)
+    wanted = profile.default_max_tokens if requested is None else requested
+    return min(wanted, info.max_output, info.context_window - estimate_input_tokens(messages, tools))
+
+
+class NoTokenFloor(ReferenceRuntime):
+    """Clamps max_tokens to the model's caps and the window's remainder, never to at least 1."""
+
+    name = "mutant-no-token-floor"
+
+    def encode(self, conversation: Any, provider: str) -> Any:
+        with _patched(prepare, "effective_max_tokens", _unfloored):
+            return super().encode(conversation, provider)
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(prepare, "effective_max_tokens", _unfloored):
+            return super().turn(request)
+
+
+class SharedThinkSplitter(ReferenceRuntime):
+    """Reads `<think>` tags with one splitter for every response (seed 004's `reasoningState`,
+    never reset at the loop's start)."""
+
+    name = "mutant-shared-think-splitter"
+
+    def __init__(self) -> None:
+        self.splitter = ThinkTagSplitter()
+
+    @contextmanager
+    def _shared(self) -> Iterator[None]:
+        original = content.ChoiceState.__init__
+        splitter = self.splitter
+
+        def init(state: content.ChoiceState, profile: ProviderProfile, builder: Any) -> None:
+            original(state, profile, builder)
+            if state.tags is not None:
+                state.tags = splitter
+
+        with _patched(content.ChoiceState, "__init__", init):
+            yield
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with self._shared():
+            return super().turn(request)
+
+    def decode(self, *args: Any, **kwargs: Any) -> Any:
+        with self._shared():
+            return super().decode(*args, **kwargs)
+
+
+__all__ = ["NoProxyMode", "NoTokenFloor", "NoToolTypeRetry", "SharedThinkSplitter"]

@@ -21,6 +21,10 @@ RED_ROWS: dict[type, set[str]] = {
     # seed 001: a Gemini-compatible proxy's rejections, recovered from
     seed_mutants.NoToolTypeRetry: {"proxy_tool_type"},
     seed_mutants.NoProxyMode: {"proxy_valid_role"},
+    # seed 002: the effective max_tokens is at least 1
+    seed_mutants.NoTokenFloor: {"encode_max_tokens_floor"},
+    # seed 004: the reasoning state is reset for every response
+    seed_mutants.SharedThinkSplitter: {"think_tags_reset_retry"},
 }
 
 
