@@ -105,4 +105,22 @@ class SharedThinkSplitter(ReferenceRuntime):
             return super().decode(*args, **kwargs)
 
 
-__all__ = ["NoProxyMode", "NoTokenFloor", "NoToolTypeRetry", "SharedThinkSplitter"]
+class SeedLetterTrim(ReferenceRuntime):
+    """Not a mutant: a runtime that trims to the seed's letter with a cap formula of its own. Each
+    older turn's cap is derived from max_history_tokens and the history's density (the budget in
+    characters shared among the texts of the turns before the recent window), halved for the newest
+    older turn and cut to a third for the next: not the reference's numbers, within the seed's bound."""
+
+    name = "seed-letter-trim"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        settings = request.get("settings")
+        if request.get("op") == "trim" and isinstance(settings, dict) and not settings.get("caps"):
+            messages = request["conversation"]["messages"]
+            older = messages[1:-1]  # after the system message, before the last user turn
+            base = int(settings["max_history_tokens"]) * 4 // max(1, len(older))
+            request = {**request, "settings": {**settings, "caps": [base // 2, base // 3]}}
+        return super().context(request, transport)
+
+
+__all__ = ["NoProxyMode", "NoTokenFloor", "NoToolTypeRetry", "SeedLetterTrim", "SharedThinkSplitter"]

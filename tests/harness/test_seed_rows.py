@@ -65,3 +65,29 @@ def test_each_mutant_turns_its_row_red_in_a_default_run(
     changed = {key for key, res in got.items() if res.verdict != reference[key].verdict}
     assert all(got[key].verdict == "fail" for key in changed), {k: got[k].reason for k in changed}
     assert {key[0] for key in changed} == RED_ROWS[mutant]
+
+
+def test_a_runtime_written_to_the_seeds_letter_passes_the_trimming_row() -> None:
+    """Its own cap formula (not the reference's 135 and 90 characters) within the seed's bound."""
+    row = [s for s in load_scenarios(ROOT / "scenarios") if s.id == "trim_derived_caps"]
+    runtime = seed_mutants.SeedLetterTrim()
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=runtime.name)
+    got = {r.provider: r for r in run_all(row, matrix_providers(), ctx)}
+    assert {r.verdict for r in got.values()} == {"pass"}, {p: r.reason for p, r in got.items()}
+    sent = runtime.context(
+        {
+            "op": "trim",
+            "provider": "openai",
+            "conversation": row[0].conversation("openai"),
+            "settings": row[0].spec.input["settings"],
+        }
+    )["messages"]
+    reference = ReferenceRuntime().context(
+        {
+            "op": "trim",
+            "provider": "openai",
+            "conversation": row[0].conversation("openai"),
+            "settings": row[0].spec.input["settings"],
+        }
+    )["messages"]
+    assert sent != reference  # another formula, the same row passed

@@ -180,7 +180,7 @@ class FileBackend:
         except FileNotFoundError:
             return 0
         except ValueError:
-            raise CorruptStoreError("corrupt_node", "generation is not an integer", where=str(path)) from None
+            raise CorruptStoreError("corrupt_generation", "generation is not an integer", where=str(path)) from None
         except OSError as exc:
             raise os_error(exc, str(path)) from None
 
@@ -256,15 +256,26 @@ class FileBackend:
         if ids.is_root_id(node_id):
             if node_id in self.roots():
                 return node_id
+            self._unregistered(node_id, node_id)
             raise NotFoundError("missing_root", f"no conversation {node_id}", where=node_id)
         root = self._home.get(node_id)
-        if root is not None and node_id in self.structure(root).parent:
+        if root is not None and root in self.roots() and node_id in self.structure(root).parent:
             return root
         self._refresh_all()
         root = self._home.get(node_id)
-        if root is None:
+        if root is None or root not in self.roots():
+            for conv in sorted(p.parent.parent.name for p in self.dir.glob(f"*/{NODES}/{node_id}.json")):
+                self._unregistered(conv, node_id)
             raise NotFoundError("missing_node", f"no node {node_id}", where=node_id)
         return root
+
+    def _unregistered(self, root: str, node_id: str) -> None:
+        """A conversation directory roots.json does not name holds `node_id`: the registry is
+        corrupt (fsck: unregistered_root), which "no such node" would hide."""
+        conv = self.dir / root
+        if ids.is_root_id(root) and root not in self.roots() and (conv / NODES).is_dir():
+            why = f"{node_id} is in conversation {root}, which roots.json does not register"
+            raise CorruptStoreError("unregistered_root", why, where=str(conv))
 
     # reads -----------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ applies a scenario's operations one by one and compares the results and the fina
 
     apply({"op": "append", "parent": "r_…", "message": {...}})  → {"id": "n_…"}
     apply({"op": "reparent", "node": "n_…", "parent": "n_…"})   → {"error": {"kind": "cycle", "where": "n_…"}}
+    apply({"op": "roots"})  → {"roots": ["r_…", …]}  (each conversation once, in registry order)
     tree()  → {"roots": [...], "nodes": [{id, parent, message, source_info}], "bookmarks": [{root, name, node}]}
     fsck()  → [{"kind", "where", "detail"}]
 """
@@ -126,6 +127,10 @@ def _bookmarks(s: Store, op: dict[str, Any]) -> dict[str, Any]:
     return {"bookmarks": s.bookmarks(_need(op, "root"))}
 
 
+def _roots(s: Store, op: dict[str, Any]) -> dict[str, Any]:
+    return {"roots": s.roots()}
+
+
 def _resolve(s: Store, op: dict[str, Any]) -> dict[str, Any]:
     return {"node": s.resolve(_need(op, "root"), _need(op, "name"))}
 
@@ -143,5 +148,6 @@ _OPS: dict[str, Callable[[Store, dict[str, Any]], dict[str, Any]]] = {
     "unbookmark": _unbookmark,
     "bookmarks": _bookmarks,
     "resolve": _resolve,
+    "roots": _roots,
 }
 OPERATIONS: tuple[str, ...] = tuple(sorted(_OPS))
