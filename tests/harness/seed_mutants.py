@@ -7,7 +7,9 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 - `NoTokenFloor` (seed 002): the effective `max_tokens` is clamped to the model's caps and what the
   window leaves, but not to at least 1, so an input that fills the window sends a negative limit;
 - `SharedThinkSplitter` (seed 004): one `<think>` tag splitter serves every response the runtime
-  reads, its state (inside a tag, a partial tag held back) carried from one response to the next.
+  reads, its state (inside a tag, a partial tag held back) carried from one response to the next;
+- `FirstUsage` (seed 001): the token count starts from the first assistant usage, not the latest;
+- `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out.
 """
 
 from __future__ import annotations
@@ -21,8 +23,12 @@ from unittest import mock
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_chat import content
 from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
+from conformance.model import AssistantMessage, ImageBlock, Message
 from conformance.runtime import turn
 from conformance.runtime.budget import estimate_input_tokens
+from conformance.runtime.context import api as context_api
+from conformance.runtime.context import tokens
+from conformance.runtime.context.tokens import TokenCount
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
 from tests.harness.policy_mutants import NoToolTypeRetry
@@ -105,6 +111,44 @@ class SharedThinkSplitter(ReferenceRuntime):
             return super().decode(*args, **kwargs)
 
 
+def _first_usage(messages: Sequence[Message], tools: Sequence[Any] = ()) -> TokenCount:
+    for i, message in enumerate(messages):
+        if isinstance(message, AssistantMessage) and message.usage is not None and message.usage.input_tokens > 0:
+            baseline = message.usage.input_tokens + message.usage.output_tokens
+            added = list(messages[i + 1 :])
+            estimated = tokens._estimate_messages(added) if added else 0
+            return TokenCount(baseline + estimated, "usage", baseline, estimated)
+    return tokens.count_tokens(messages, tools)
+
+
+def _text_only(messages: Sequence[Message]) -> int:
+    kept = [m.model_copy(update={"content": [b for b in m.content if not isinstance(b, ImageBlock)]}) for m in messages]
+    return ESTIMATE(kept)
+
+
+ESTIMATE = tokens._estimate_messages
+
+
+class FirstUsage(ReferenceRuntime):
+    """Counts tokens from the first assistant turn that reported usage, not the latest."""
+
+    name = "mutant-first-usage"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        with _patched(context_api, "count_tokens", _first_usage):
+            return super().context(request, transport)
+
+
+class ImagesCostNothing(ReferenceRuntime):
+    """Estimates the messages after the usage baseline by their text, images left out."""
+
+    name = "mutant-images-cost-nothing"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        with _patched(tokens, "_estimate_messages", _text_only):
+            return super().context(request, transport)
+
+
 class SeedLetterTrim(ReferenceRuntime):
     """Not a mutant: a runtime that trims to the seed's letter with a cap formula of its own. Each
     older turn's cap is derived from max_history_tokens and the history's density (the budget in
@@ -123,4 +167,12 @@ class SeedLetterTrim(ReferenceRuntime):
         return super().context(request, transport)
 
 
-__all__ = ["NoProxyMode", "NoTokenFloor", "NoToolTypeRetry", "SeedLetterTrim", "SharedThinkSplitter"]
+__all__ = [
+    "FirstUsage",
+    "ImagesCostNothing",
+    "NoProxyMode",
+    "NoTokenFloor",
+    "NoToolTypeRetry",
+    "SeedLetterTrim",
+    "SharedThinkSplitter",
+]

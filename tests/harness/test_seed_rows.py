@@ -25,6 +25,9 @@ RED_ROWS: dict[type, set[str]] = {
     seed_mutants.NoTokenFloor: {"encode_max_tokens_floor"},
     # seed 004: the reasoning state is reset for every response
     seed_mutants.SharedThinkSplitter: {"think_tags_reset_retry"},
+    # seed 001: the count starts at the latest usage, and an image added after it costs tokens
+    seed_mutants.FirstUsage: {"token_count_latest_usage", "token_count_image_after_baseline"},
+    seed_mutants.ImagesCostNothing: {"token_count_image_after_baseline"},
 }
 
 
