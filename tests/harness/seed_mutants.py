@@ -9,13 +9,15 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 - `SharedThinkSplitter` (seed 004): one `<think>` tag splitter serves every response the runtime
   reads, its state (inside a tag, a partial tag held back) carried from one response to the next;
 - `FirstUsage` (seed 001): the token count starts from the first assistant usage, not the latest;
-- `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out.
+- `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out;
+- `RateLimitsUncapped`: every 429 is waited out and sent again, past `max_attempts`;
+- `AuthIsFinal`: a 401 ends the turn, a second key left unused.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from unittest import mock
@@ -23,8 +25,8 @@ from unittest import mock
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_chat import content
 from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
-from conformance.model import AssistantMessage, ImageBlock, Message
-from conformance.runtime import turn
+from conformance.model import AssistantMessage, ImageBlock, Message, ProviderError
+from conformance.runtime import retry, turn
 from conformance.runtime.budget import estimate_input_tokens
 from conformance.runtime.context import api as context_api
 from conformance.runtime.context import tokens
@@ -147,6 +149,46 @@ class ImagesCostNothing(ReferenceRuntime):
     def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
         with _patched(tokens, "_estimate_messages", _text_only):
             return super().context(request, transport)
+
+
+def _deciding(rule: Callable[..., retry.Decision | None]) -> Any:
+    """The reference's retry decision, with `rule` answering first where it returns a decision."""
+    decide = retry.decide
+
+    def wrapped(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision:
+        return rule(error, attempt, *args, **kw) or decide(error, attempt, *args, **kw)
+
+    return _patched(turn, "decide", wrapped)
+
+
+def _rate_limits_uncapped(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision | None:
+    if error.kind == "rate_limited":
+        return retry.RetryAfter(error.retry_after_s or 1.0, "the provider asked to wait")
+    return None
+
+
+def _auth_is_final(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision | None:
+    return retry.GiveUp("the key was refused") if error.kind == "auth" else None
+
+
+class RateLimitsUncapped(ReferenceRuntime):
+    """Waits out every 429 the provider sends, whatever max_attempts says."""
+
+    name = "mutant-rate-limits-uncapped"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _deciding(_rate_limits_uncapped):
+            return super().turn(request)
+
+
+class AuthIsFinal(ReferenceRuntime):
+    """Ends the turn on a 401, a second key left unused."""
+
+    name = "mutant-auth-is-final"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _deciding(_auth_is_final):
+            return super().turn(request)
 
 
 class SeedLetterTrim(ReferenceRuntime):

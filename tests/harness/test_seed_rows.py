@@ -28,6 +28,9 @@ RED_ROWS: dict[type, set[str]] = {
     # seed 001: the count starts at the latest usage, and an image added after it costs tokens
     seed_mutants.FirstUsage: {"token_count_latest_usage", "token_count_image_after_baseline"},
     seed_mutants.ImagesCostNothing: {"token_count_image_after_baseline"},
+    # seed 002: rate limits propagated within the attempt cap; a refused key falls back to the next
+    seed_mutants.RateLimitsUncapped: {"retry_429_every_attempt"},
+    seed_mutants.AuthIsFinal: {"retry_401_rotation"},
 }
 
 
