@@ -17,6 +17,7 @@ from conformance.store.errors import CorruptStoreError, NotFoundError, StoreErro
 from conformance.store.files import Structure, parse_node
 from conformance.store.layout import NODES
 from conformance.store.model import SOURCE_USER, Node, with_content
+from conformance.store.repair import quarantine
 from conformance.store.session import StoreSession
 
 
@@ -185,6 +186,15 @@ class UnregisteredAsMissing(Store):
             self.backend._unregistered = lambda root, node_id: None  # type: ignore[method-assign]
 
 
+class ReadsEitherCopy(Store):
+    """Reads whichever copy of a node id it indexed last, without a word."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if hasattr(self.backend, "_one_copy"):
+            self.backend._one_copy = lambda node_id, root: root  # type: ignore[method-assign]
+
+
 class ResolvesDanglingBookmarks(Store):
     """Returns whatever id bookmarks.json holds, whether or not that node exists."""
 
@@ -216,6 +226,22 @@ class TempsOnlyInConversations(_Session):
     def hides(self, violation: dict[str, str]) -> bool:
         where = Path(violation["where"])
         return violation["kind"] == "leftover_temp" and where.parent in (self.directory, self.directory.resolve())
+
+
+class RepairKeepsFirstCopy(StoreSession):
+    """fsck --repair keeps the copy of a duplicated node id in the conversation listed first and sets
+    the others aside, whichever copy the tree hangs on."""
+
+    def apply(self, op: dict[str, Any]) -> dict[str, Any]:
+        if op.get("op") != "repair":
+            return super().apply(op)
+        seen: set[str] = set()
+        for conv in sorted(p for p in self.directory.iterdir() if p.is_dir() and p.name.startswith("r_")):
+            for node_file in sorted((conv / NODES).glob("*.json")):
+                if node_file.name in seen:
+                    quarantine(self.directory, node_file)
+                seen.add(node_file.name)
+        return super().apply(op)
 
 
 class StoreMutant(ReferenceRuntime):

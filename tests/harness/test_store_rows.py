@@ -48,6 +48,8 @@ MUTANTS: dict[str, tuple[m.StoreMutant, set[str]]] = {
     "roots-listed-twice": (_store(m.RootsListedTwice), {"store_fsck_duplicate_root"}),
     "generation-as-node": (_store(m.GenerationAsNode), {"store_corrupt_generation"}),
     "unregistered-as-missing": (_store(m.UnregisteredAsMissing), {"store_unregistered_conversation"}),
+    "reads-either-copy": (_store(m.ReadsEitherCopy), {"store_duplicate_node"}),
+    "repair-keeps-first-copy": (m.StoreMutant(session_class=m.RepairKeepsFirstCopy), {"store_duplicate_node"}),
     # an edit of a node whose chain loops, is parented at the root or has a gap goes through
     "writes-into-corruption": (
         _store(m.WritesIntoCorruption),
@@ -89,6 +91,7 @@ def test_a_store_without_the_documented_files_layout_is_skipped_on_corruption_ro
         "store_corrupt_node_json",
         "store_corrupt_generation",
         "store_unregistered_conversation",
+        "store_duplicate_node",
     }
     assert {verdicts[s] for s in corruption} == {"skipped"}
     assert {v for s, v in verdicts.items() if s not in corruption} == {"pass"}
