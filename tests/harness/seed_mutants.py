@@ -17,6 +17,7 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,7 +27,7 @@ from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_chat import content
 from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
 from conformance.model import AssistantMessage, ImageBlock, Message, ProviderError
-from conformance.runtime import retry, turn
+from conformance.runtime import compress, retry, turn
 from conformance.runtime.budget import estimate_input_tokens
 from conformance.runtime.context import api as context_api
 from conformance.runtime.context import tokens
@@ -191,6 +192,33 @@ class AuthIsFinal(ReferenceRuntime):
             return super().turn(request)
 
 
+def seed_compress(text: str, threshold: int) -> str:
+    """Seed 003's own `compressToolMessages`: a JSON object gains `result` (the omitted note),
+    `truncated` and `originalLength`; any other text is cut with `… [truncated N chars]`."""
+    if len(text) <= threshold:
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        parsed["result"] = f"[omitted {len(text)} chars due to provider limits]"
+        parsed["truncated"] = True
+        parsed["originalLength"] = len(text)
+        return json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+    return f"{text[:threshold]}… [truncated {len(text) - threshold} chars]"
+
+
+class SeedLetterCompression(ReferenceRuntime):
+    """Not a mutant: a runtime that compresses tool results in seed 003's own form."""
+
+    name = "seed-letter-compression"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(compress, "compress_text", seed_compress):
+            return super().turn(request)
+
+
 class SeedLetterTrim(ReferenceRuntime):
     """Not a mutant: a runtime that trims to the seed's letter with a cap formula of its own. Each
     older turn's cap is derived from max_history_tokens and the history's density (the budget in
@@ -215,6 +243,7 @@ __all__ = [
     "NoProxyMode",
     "NoTokenFloor",
     "NoToolTypeRetry",
+    "SeedLetterCompression",
     "SeedLetterTrim",
     "SharedThinkSplitter",
 ]

@@ -97,3 +97,16 @@ def test_a_runtime_written_to_the_seeds_letter_passes_the_trimming_row() -> None
         }
     )["messages"]
     assert sent != reference  # another formula, the same row passed
+
+
+def test_a_runtime_written_to_the_seeds_letter_passes_the_compression_rows() -> None:
+    """Seed 003's own compression form (`result` holding the omitted note; `… [truncated N chars]`)
+    earns every compression row the reference's form earns."""
+    rows = [s for s in load_scenarios(ROOT / "scenarios") if s.id.startswith("retry_compress")]
+    verdicts = {}
+    for runtime in (ReferenceRuntime(), seed_mutants.SeedLetterCompression()):
+        ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(runtime.name))
+        verdicts[runtime.name] = {(r.scenario, r.provider): r.verdict for r in run_all(rows, default_columns(), ctx)}
+    reference, letter = verdicts.values()
+    assert reference == letter
+    assert {v for (s, _), v in letter.items() if s == "retry_compress_json"} == {"pass"}
