@@ -46,6 +46,7 @@ from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, requires, result
 from conformance.model import parse_message
+from conformance.runtime.process import RemoteError
 from conformance.scenarios import Scenario
 from conformance.store.errors import StoreError
 from conformance.store.ids import NODE_ID, ROOT_ID
@@ -149,6 +150,8 @@ def _snapshot(session: Any) -> Any:
         return session.tree()
     except StoreError as exc:
         return {"unreadable": exc.kind, "where": exc.where}
+    except RemoteError as exc:  # a runtime program's store raised: its type and message stand for it
+        return {"unreadable": exc.remote_type, "message": str(exc)}
 
 
 def _tamper(scenario: Scenario, directory: Path, names: _Names, step: dict[str, Any], i: int) -> None:
