@@ -196,7 +196,10 @@ class ProviderProfile(BaseModel):
     again, so the turn loop retries it as a server error (with back-off) instead of giving up."""
 
     matrix_column: bool = True
-    """Gets a column in the bundled matrix (the generic OpenAI-compatible profile does not)."""
+    """Gets a column in the bundled matrix for every scenario (the generic OpenAI-compatible profile does not)."""
+    listed_column: bool = False
+    """Gets a column in the default matrix for the scenarios that name it under `providers`, and for
+    no other (the generic OpenAI-compatible profile: the rows of a Gemini-compatible proxy are its own)."""
 
     models: dict[str, ModelInfo] = Field(default_factory=dict)
     """Known models by id prefix; the longest matching prefix wins."""
@@ -629,6 +632,7 @@ for _p in (
         key_env=("OPENAI_COMPATIBLE_API_KEY",),
         default_model="local-model",
         matrix_column=False,
+        listed_column=True,
         reasoning_fields=("reasoning_content", "reasoning"),
         reasoning_details=True,  # servers relaying OpenRouter's shape (Snowflake Cortex) send them
         think_tags=True,
@@ -655,13 +659,27 @@ def matrix_providers() -> list[str]:
     return [name for name, profile in _PROFILES.items() if profile.matrix_column]
 
 
+def default_columns() -> list[str]:
+    """The columns a run without `--provider` fills: the matrix's, and those only the scenarios that
+    name them fill (`ProviderProfile.listed_column`)."""
+    return [name for name, profile in _PROFILES.items() if profile.matrix_column or profile.listed_column]
+
+
+def listed_only(name: str) -> bool:
+    """Whether `name`'s column holds only the scenarios that name it (an unknown name: no)."""
+    profile = _PROFILES.get(name)
+    return profile is not None and profile.listed_column and not profile.matrix_column
+
+
 __all__ = [
     "AuthStyle",
     "BuiltinDialect",
     "KeyShape",
     "ModelInfo",
     "ProviderProfile",
+    "default_columns",
     "get_profile",
+    "listed_only",
     "matrix_providers",
     "provider_names",
     "register",

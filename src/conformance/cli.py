@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from conformance import __version__
-from conformance.capabilities import get_profile, matrix_providers, provider_names
+from conformance.capabilities import default_columns, get_profile, provider_names
 from conformance.commands.roots import add_root_option, resolve_roots
 from conformance.data import bundled_root
 from conformance.exceptions import ConformanceError, one_line
@@ -43,7 +43,7 @@ def _print_json(obj: Any) -> None:
 
 
 def _providers(arg: list[str] | None) -> list[str]:
-    names = arg or matrix_providers()
+    names = arg or default_columns()
     for name in names:
         get_profile(name)  # UnknownProviderError names the known ones
     return names
@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
     if not console.is_terminal:  # a log or a pipe: 100 columns, or wide enough for every column with --wide
         console = Console(width=max(console.width, 30 + 12 * len(providers)) if args.wide else WIDTH)
     enabled = wanted(console, disabled=args.no_progress)
-    total = len(scenarios) * len(providers)
+    total = sum(1 for s in scenarios for p in providers if s.applies(p))
     real_time = getattr(ctx.runtime, "real_time", False)  # a program: --jobs caps the programs alive at once
     jobs = args.jobs or (program_jobs() if real_time else auto_jobs(total))
     with progress(console, total, "replaying", enabled=enabled, thread=jobs == 1) as bar:

@@ -504,13 +504,13 @@ class ScenarioFile(pytest.File):
     """The scenario as its layers loaded it (None: read from the file)."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from conformance.capabilities import get_profile, matrix_providers
+        from conformance.capabilities import default_columns, get_profile
         from conformance.exceptions import ConformanceError
         from conformance.scenarios import load_scenario
 
         try:
             scenario = self.scenario or load_scenario(self.path)
-            providers = self.config.getoption("--conformance-provider") or matrix_providers()
+            providers = self.config.getoption("--conformance-provider") or default_columns()
             for name in providers:
                 get_profile(name)
         except ConformanceError as exc:

@@ -1,7 +1,9 @@
 """The `agent` rows (seed 000: a cancelled streamed turn, abort, tool timeout, sequential execution,
-spawn depth, client-side defaults): each turns red under an agent with one realistic bug, and only
-its own row among the agent rows (an agent running calls together also starts a call after the user
-cancelled), while the reference stays green."""
+spawn depth, client-side defaults; seed 004: a cancel that really stops the loop): each turns red
+under an agent with one realistic bug, and only its own row among the agent rows (an agent running
+calls together also starts a call after the user cancelled; a tool left running leaks from both the
+timeout and the abort; a cancel that returns at once leaks from the stream and the abort), while the reference stays green. The leaks are seen only once the held
+answers settle: judged at the step's return, each leaking mutant would pass."""
 
 from __future__ import annotations
 
@@ -39,6 +41,11 @@ MUTANTS: dict[str, set[str]] = {
     "concurrent": {"agent_sequential_tools", "agent_abort_tool"},
     "ignores_depth": {"agent_spawn_depth"},
     "no_client_defaults": {"agent_client_defaults"},
+    "tool_left_running": {"agent_tool_timeout", "agent_abort_tool"},
+    "fire_and_forget_cancel": {"agent_cancel_stream", "agent_abort_tool"},
+    "refuses_all_spawn": {"agent_spawn_within_limit"},
+    "depth_ge": {"agent_spawn_within_limit", "agent_tools_at_depth_limit"},
+    "tool_as_level": {"agent_tools_at_depth_limit"},
 }
 
 
@@ -51,6 +58,8 @@ def test_the_reference_passes_every_agent_row(runtime: Any, agent_rows: list[Sce
         "agent_tool_timeout",
         "agent_sequential_tools",
         "agent_spawn_depth",
+        "agent_spawn_within_limit",
+        "agent_tools_at_depth_limit",
         "agent_client_defaults",
     }
     assert set(verdicts.values()) == {"pass"}, verdicts

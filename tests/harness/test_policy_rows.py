@@ -39,7 +39,7 @@ def reference(turn_rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult
 
 RED_ROWS = {
     policy_mutants.ConstantBackoff: {"retry_backoff_growth"},
-    policy_mutants.OneAttemptTooMany: {"retry_attempt_cap"},
+    policy_mutants.OneAttemptTooMany: {"retry_attempt_cap", "retry_429_every_attempt"},
     # what the policy gives up on, retried: the 400s, the hint longer than max_wait_s, a second rejection
     policy_mutants.RetriesInvalidRequests: {
         "retry_never_invalid_request",

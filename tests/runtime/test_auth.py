@@ -117,3 +117,27 @@ def test_a_profile_to_refresh_is_skipped_until_refreshed() -> None:
     assert pool.pick(1e9) is None and pool.next_ready(1e9) is None
     pool.refreshed(0, "new")
     assert pool.pick(0.0) == 0 and pool.key(0) == "new"
+
+
+@pytest.mark.parametrize("key", ["sk-abc\n", "Bearer sk-abc", "sk-\tabc", "sk-abc\x00", "   "])
+def test_a_key_that_cannot_be_a_key_is_refused_before_use_without_showing_it(key: str) -> None:
+    from conformance.runtime.auth import validate_key
+
+    with pytest.raises(InputError) as info:
+        validate_key(key, where="OPENAI_API_KEY")
+    assert "sk-abc" not in str(info.value)
+    with pytest.raises(InputError):
+        AuthPool.of(["sk-good", key])
+    with pytest.raises(InputError):
+        apply_auth(WireRequest("POST", "/chat/completions", {}), get_profile("openai"), key)
+    if key.strip() and key.strip() != "sk-abc":  # a variable's surrounding whitespace is trimmed first
+        with pytest.raises(InputError):
+            resolve_key(get_profile("openai"), {"OPENAI_API_KEY": key})
+
+
+def test_a_well_formed_key_is_used_as_it_is() -> None:
+    from conformance.runtime.auth import validate_key
+
+    assert validate_key("sk-proj-AbC_123-xyz") == "sk-proj-AbC_123-xyz"
+    _, headers = apply_auth(WireRequest("POST", "/chat/completions", {}), get_profile("openai"), "sk-proj-AbC")
+    assert headers["authorization"] == "Bearer sk-proj-AbC"

@@ -31,7 +31,7 @@ def _verdicts(fault: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 def test_the_program_passes_every_agent_row(monkeypatch: pytest.MonkeyPatch) -> None:
     verdicts = _verdicts("", monkeypatch)
-    assert len(verdicts) == 6
+    assert len(verdicts) == 8
     assert set(verdicts.values()) == {"pass"}, verdicts
 
 

@@ -118,14 +118,32 @@ def test_nullable_enum_keeps_null_out_of_the_enum() -> None:
     schema = obj(unit={"type": ["string", "null"], "enum": ["c", "f", None]}, n={"enum": [1, None]})
     out = sanitize_schema(schema, GEMINI)
     assert out.schema["properties"]["unit"] == {"type": "string", "enum": ["c", "f"], "nullable": True}
-    assert out.schema["properties"]["n"] == {"type": "string", "enum": ["1"], "nullable": True}
+    assert out.schema["properties"]["n"] == {"type": "integer", "nullable": True, "description": "One of: 1."}
     assert sanitize_schema(schema, OPENAI).schema == schema
 
 
-def test_enum_values_become_strings_with_a_warning() -> None:
-    out = sanitize_schema(obj(n={"type": "integer", "enum": [1, 2]}), GEMINI)
-    assert out.schema == obj(n={"type": "string", "enum": ["1", "2"]})
-    assert out.warnings
+def test_a_nullable_number_enum_keeps_every_type_it_admits() -> None:
+    # `type: ["number", "null"]` with an enum admits numbers and null; Gemini's enum holds strings
+    # only, so sent as strings it would admit null and strings and never a number
+    schema = obj(temp={"type": ["number", "null"], "enum": [1.5, 2.5, None], "description": "Target."})
+    out = sanitize_schema(schema, GEMINI)
+    assert out.schema["properties"]["temp"] == {
+        "type": "number",
+        "nullable": True,
+        "description": "Target. One of: 1.5, 2.5.",
+    }
+    assert ("/properties/temp", "enum") in out.removed
+    assert any("number enum" in w for w in out.warnings)
+
+
+def test_typed_enums_keep_their_type_and_mixed_ones_become_strings_with_a_warning() -> None:
+    out = sanitize_schema(obj(n={"type": "integer", "enum": [1, 2]}, b={"enum": [True]}), GEMINI)
+    assert out.schema == obj(
+        n={"type": "integer", "description": "One of: 1, 2."}, b={"type": "boolean", "description": "One of: true."}
+    )
+    mixed = sanitize_schema(obj(m={"enum": [1, "two"]}), GEMINI)
+    assert mixed.schema == obj(m={"type": "string", "enum": ["1", "two"]})
+    assert out.warnings and mixed.warnings
 
 
 def test_unsupported_string_format_dropped_with_a_warning() -> None:

@@ -131,7 +131,7 @@ LAYOUTS: dict[str, tuple[Callable[[Path, dict[str, str], Path], None], set[int]]
     "3 GiB node": (_huge, {0}),
     "deeply nested node": (_deep, {0}),
     "non-numeric generation": (_generation, {0}),
-    "node id in two conversations": (_duplicate, {1}),
+    "node id in two conversations": (_duplicate, {0}),  # the stray copy set aside, the original kept
     "symlinked conversation": (_link_conversation, {0}),
     "symlinked quarantine": (_link_quarantine, {2}),
     "truncated root": (_truncated_root, {0}),

@@ -30,11 +30,27 @@ _HEADERS: dict[str, tuple[str, str]] = {
 }
 
 
+def validate_key(key: str, *, where: str = "key") -> str:
+    """`key` when its format can be a key (seed 002: "Validate API key format before use"): not
+    empty, no whitespace or control character inside (a key pasted with its line end, or with
+    `Bearer ` in front, would go out as a malformed header or another credential), otherwise a
+    typed one-line error naming the key by fingerprint only."""
+    if not key.strip():
+        raise InputError("the API key is empty", where=where)
+    bad = next((c for c in key if c.isspace() or ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        what = "a space" if bad == " " else f"the character U+{ord(bad):04X}"
+        raise InputError(f"API key {fingerprint(key)} holds {what}: not a key as providers issue them", where=where)
+    return key
+
+
 def apply_auth(
     request: WireRequest, profile: ProviderProfile, secret: str | Secret | None
 ) -> tuple[str, dict[str, str]]:
-    """The request URL and headers with the key in place."""
+    """The request URL and headers with the key in place (its format checked first: `validate_key`)."""
     key = reveal(secret)
+    if key is not None and profile.auth_style != "none":
+        validate_key(key, where=f"{profile.name} API key")
     url = request.url(profile)
     headers = dict(request.headers)
     if profile.auth_style == "none" or key is None:
@@ -54,7 +70,7 @@ def resolve_key(profile: ProviderProfile, env: Mapping[str, str]) -> Secret | No
     for name in profile.key_env:
         value = env.get(name, "").strip()
         if value:
-            secret = Secret(value)
+            secret = Secret(validate_key(value, where=name))
             logsafe.register(secret)
             return secret
     raise MissingKeyError(profile.name, profile.key_env)
@@ -82,7 +98,7 @@ class AuthPool:
     def of(cls, keys: Sequence[str]) -> AuthPool:
         if not keys or any(not k.strip() for k in keys):
             raise InputError("every auth profile needs a non-empty API key", where="keys")
-        return cls([_Slot(k) for k in keys])
+        return cls([_Slot(validate_key(k, where=f"keys[{i}]")) for i, k in enumerate(keys)])
 
     def __repr__(self) -> str:
         return f"AuthPool({', '.join(fingerprint(s.key) for s in self.slots)}; current={self.current})"

@@ -16,8 +16,12 @@
 - ``schema_nullable_style == "nullable"``: ``type: [T, "null"]`` becomes ``type: T, nullable: true``
   (several non-null types become an ``anyOf``), and a ``null`` in an ``enum`` leaves the enum for
   ``nullable: true`` (else a nullable enum would offer the string ``"null"``);
-- ``schema_enum_as_strings``: enum values become strings (JSON text for non-strings) and the
-  type becomes ``string``, with a warning, since the model will then answer with strings;
+- ``schema_enum_as_strings``: an enum of one non-string type (numbers, integers, booleans: the
+  ``number`` of ``type: ["number", "null"]``) keeps its type, and ``nullable``, while its values,
+  which the provider's string-only ``enum`` cannot hold, go to the description, with a warning
+  (sent as strings it would admit strings and never its own type); any other enum's values become
+  strings (JSON text for non-strings) and the type becomes ``string``, with a warning, since the
+  model will then answer with strings;
 - ``schema_string_formats``: a string ``format`` not in that list is dropped with a warning; a
   property *named* ``format`` is kept and warned about, since proxies often mistake it for the keyword.
 """
@@ -169,6 +173,14 @@ class _Sanitizer:
         if p.schema_nullable_style == "nullable" and isinstance(enum, list) and None in enum:
             node["enum"] = [v for v in enum if v is not None]  # null is `nullable`, never the text "null"
             node["nullable"] = True
+        if p.schema_enum_as_strings and isinstance(node.get("enum"), list) and _typed_enum(node):
+            values = node.pop("enum")
+            self.remove(path, "enum")
+            if "type" not in node:
+                node["type"] = _json_type(values[0])
+            listed = ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+            node["description"] = f"{node.get('description', '')} One of: {listed}.".strip()
+            self.warnings.append(f"{where}: a {node['type']} enum sent as its type, the values in the description")
         if p.schema_enum_as_strings and isinstance(node.get("enum"), list):
             values = node["enum"]
             if not all(isinstance(v, str) for v in values):
@@ -183,6 +195,18 @@ class _Sanitizer:
             self.remove(path, "format")
             self.warnings.append(f"{where}: format {node.pop('format')!r} dropped (accepted: {', '.join(allowed)})")
         return node
+
+
+def _typed_enum(node: dict[str, Any]) -> bool:
+    """An enum whose values are all of one non-string type (numbers, integers or booleans) that the
+    node declares or leaves undeclared: sent as strings it would admit strings, never its own type."""
+    values = node["enum"]
+    kinds = {_json_type(v) for v in values}
+    if not values or len(kinds) != 1 or kinds & {"string", "null", "object", "array"}:
+        return False
+    (kind,) = kinds
+    declared = node.get("type", kind)
+    return declared == kind or (declared == "number" and kind == "integer")
 
 
 def _json_type(value: Any) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from conformance.capabilities import listed_only
 from conformance.exceptions import ScenarioError
 from conformance.fileio import memoized, parse_yaml, read_text
 from conformance.scenarios.schema import ProviderEntry, ScenarioFile
@@ -59,8 +60,11 @@ class Scenario:
         return entry.cassette if entry is not None and entry.cassette else f"cassettes/{provider}/{self.id}.yaml"
 
     def applies(self, provider: str) -> bool:
-        """Whether `provider` has a row for this scenario (`applies_to`; default every provider)."""
-        return self.spec.applies_to is None or provider in self.spec.applies_to
+        """Whether `provider` has a row for this scenario (`applies_to`; default every provider, but a
+        column for the scenarios that name it only, such as the generic profile's, where it is named)."""
+        if self.spec.applies_to is not None:
+            return provider in self.spec.applies_to
+        return provider in self.spec.providers or not listed_only(provider)
 
     def conversation(self, provider: str) -> dict[str, Any]:
         """The input's conversation (CONVERSATION.json) with the provider entry's model and options applied.

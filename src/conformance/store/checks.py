@@ -129,15 +129,29 @@ def _message_violations(conv: Conversation, node: Node) -> list[Violation]:
     return []
 
 
+def _standing(conv: Conversation, nid: str, order: int) -> tuple[bool, bool, int]:
+    """How surely this copy of `nid` is the original: nodes of its conversation hang below it, its
+    parent is in its conversation, its conversation comes first."""
+    node = conv.nodes[nid]
+    children = any(n.parent == nid for n in conv.nodes.values())
+    return (not children, node.parent not in conv.nodes, order)
+
+
 def duplicate_nodes(conversations: list[Conversation]) -> list[Violation]:
-    """A node id stored in two conversations: a reader cannot tell which one a path goes through."""
-    home: dict[str, str] = {}
+    """A node id stored in two conversations: a reader cannot tell which one a path goes through.
+    The copy the tree hangs on (nodes of its conversation below it, its parent beside it) is the
+    original; each other copy is reported, so a repair that sets those aside keeps every path."""
+    copies: dict[str, list[tuple[tuple[bool, bool, int], Conversation]]] = {}
+    for order, conv in enumerate(conversations):
+        for nid in conv.nodes:
+            if nid != conv.root:
+                copies.setdefault(nid, []).append((_standing(conv, nid, order), conv))
     out: list[Violation] = []
-    for conv in conversations:
-        for nid in sorted(conv.nodes):
-            if nid in home and nid != conv.root:
-                out.append(
-                    Violation("duplicate_node", conv.files[nid], f"{nid} is also stored in conversation {home[nid]}")
-                )
-            home.setdefault(nid, conv.root)
+    for nid in sorted(copies):
+        if len(copies[nid]) < 2:
+            continue
+        ranked = sorted(copies[nid], key=lambda c: c[0])
+        home = ranked[0][1].root
+        for _, conv in ranked[1:]:
+            out.append(Violation("duplicate_node", conv.files[nid], f"{nid} is also stored in conversation {home}"))
     return out

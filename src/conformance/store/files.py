@@ -139,6 +139,8 @@ class FileBackend:
         self._registry: tuple[tuple[int, int, int], list[str]] | None = None
         self._structures: dict[str, Structure] = {}
         self._home: dict[str, str] = {}
+        self._copies: dict[str, set[str]] = {}
+        """Node ids found in more than one conversation, with each conversation holding one."""
         self._checked: set[str] = set()
         """Conversations whose generation was checked since the last `refresh()`."""
         self._held: set[str] = set()
@@ -180,7 +182,7 @@ class FileBackend:
         except FileNotFoundError:
             return 0
         except ValueError:
-            raise CorruptStoreError("corrupt_node", "generation is not an integer", where=str(path)) from None
+            raise CorruptStoreError("corrupt_generation", "generation is not an integer", where=str(path)) from None
         except OSError as exc:
             raise os_error(exc, str(path)) from None
 
@@ -202,11 +204,17 @@ class FileBackend:
             return cached
         if cached is not None:
             for nid in cached.parent:
-                self._home.pop(nid, None)
+                if self._home.get(nid) == root:
+                    self._home.pop(nid)
+                self._copies.get(nid, set()).discard(root)
         built = self._from_cache_file(root, gen) or self.scan(root, gen)
         self._structures[root] = built
         for nid in built.parent:
-            self._home[nid] = root
+            other = self._home.get(nid)
+            if other is not None and other != root and nid in self._structures.get(other, Structure(0)).parent:
+                self._copies.setdefault(nid, {other}).add(root)
+            else:
+                self._home[nid] = root
         return built
 
     def _from_cache_file(self, root: str, gen: int) -> Structure | None:
@@ -256,15 +264,36 @@ class FileBackend:
         if ids.is_root_id(node_id):
             if node_id in self.roots():
                 return node_id
+            self._unregistered(node_id, node_id)
             raise NotFoundError("missing_root", f"no conversation {node_id}", where=node_id)
         root = self._home.get(node_id)
-        if root is not None and node_id in self.structure(root).parent:
-            return root
+        if root is not None and root in self.roots() and node_id in self.structure(root).parent:
+            return self._one_copy(node_id, root)
         self._refresh_all()
         root = self._home.get(node_id)
-        if root is None:
+        if root is None or root not in self.roots():
+            for conv in sorted(p.parent.parent.name for p in self.dir.glob(f"*/{NODES}/{node_id}.json")):
+                self._unregistered(conv, node_id)
             raise NotFoundError("missing_node", f"no node {node_id}", where=node_id)
+        return self._one_copy(node_id, root)
+
+    def _one_copy(self, node_id: str, root: str) -> str:
+        """`root`, unless `node_id` is stored in several conversations: then no path through it can
+        be trusted, and the read fails loudly (fsck names the copy to set aside, repair does it)."""
+        holders = sorted(r for r in list(self._copies.get(node_id, ())) if node_id in self.structure(r).parent)
+        if len(holders) > 1:
+            raise CorruptStoreError(
+                "duplicate_node", f"{node_id} is stored in conversations {', '.join(holders)}", where=node_id
+            )
         return root
+
+    def _unregistered(self, root: str, node_id: str) -> None:
+        """A conversation directory roots.json does not name holds `node_id`: the registry is
+        corrupt (fsck: unregistered_root), which "no such node" would hide."""
+        conv = self.dir / root
+        if ids.is_root_id(root) and root not in self.roots() and (conv / NODES).is_dir():
+            why = f"{node_id} is in conversation {root}, which roots.json does not register"
+            raise CorruptStoreError("unregistered_root", why, where=str(conv))
 
     # reads -----------------------------------------------------------------------------------
 

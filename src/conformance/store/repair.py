@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.store import ids
-from conformance.store.checks import Conversation, Report
+from conformance.store.checks import Conversation, Report, duplicate_nodes
 from conformance.store.errors import StoreIOError
 from conformance.store.fsck_files import (
     MAX_FILE_BYTES,
@@ -57,6 +57,9 @@ def repair_dir(data_dir: Path, layer: WriteLayer | None = None) -> Report:
             if inside not in unusable and os.path.lexists(path):
                 actions.append(f"moved {path} to {quarantine(data_dir, path)}")
     usable = [c for c in scan.conversations if c.root not in unusable]
+    for stray in duplicate_nodes(usable):  # the copies the tree does not hang on: the original stays
+        if os.path.lexists(stray.where):
+            actions.append(f"moved {stray.where} to {quarantine(data_dir, Path(stray.where))}: {stray.detail}")
     actions += _remove_aborted_creations(data_dir, {c.root for c in usable})
     for rid in sorted(unusable):
         conv_dir = data_dir / rid

@@ -5,6 +5,8 @@ applies a scenario's operations one by one and compares the results and the fina
 
     apply({"op": "append", "parent": "r_…", "message": {...}})  → {"id": "n_…"}
     apply({"op": "reparent", "node": "n_…", "parent": "n_…"})   → {"error": {"kind": "cycle", "where": "n_…"}}
+    apply({"op": "roots"})  → {"roots": ["r_…", …]}  (each conversation once, in registry order)
+    apply({"op": "repair"})  → {"remaining": [violation kinds left]}  (fsck --repair, files backend)
     tree()  → {"roots": [...], "nodes": [{id, parent, message, source_info}], "bookmarks": [{root, name, node}]}
     fsck()  → [{"kind", "where", "detail"}]
 """
@@ -20,6 +22,7 @@ from typing import Any
 from conformance.store import open_store
 from conformance.store.errors import BadArgumentError, StoreError
 from conformance.store.fsck import fsck_dir, fsck_sqlite
+from conformance.store.repair import repair_dir
 from conformance.store.sqlite import SqliteBackend
 from conformance.store.store import DEFAULT_MAX_DEPTH, Store, tree_json
 
@@ -126,6 +129,20 @@ def _bookmarks(s: Store, op: dict[str, Any]) -> dict[str, Any]:
     return {"bookmarks": s.bookmarks(_need(op, "root"))}
 
 
+def _repair(s: Store, op: dict[str, Any]) -> dict[str, Any]:
+    """fsck --repair on the file layout: what it did and what remains."""
+    directory = getattr(s.backend, "dir", None)
+    if directory is None:
+        raise BadArgumentError("repair is offered on the files backend", where="op")
+    report = repair_dir(Path(directory))
+    s.backend.refresh()
+    return {"remaining": sorted({v.kind for v in report.violations})}
+
+
+def _roots(s: Store, op: dict[str, Any]) -> dict[str, Any]:
+    return {"roots": s.roots()}
+
+
 def _resolve(s: Store, op: dict[str, Any]) -> dict[str, Any]:
     return {"node": s.resolve(_need(op, "root"), _need(op, "name"))}
 
@@ -143,5 +160,7 @@ _OPS: dict[str, Callable[[Store, dict[str, Any]], dict[str, Any]]] = {
     "unbookmark": _unbookmark,
     "bookmarks": _bookmarks,
     "resolve": _resolve,
+    "roots": _roots,
+    "repair": _repair,
 }
 OPERATIONS: tuple[str, ...] = tuple(sorted(_OPS))

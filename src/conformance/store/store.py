@@ -59,8 +59,10 @@ class Store:
     # reads -----------------------------------------------------------------------------------
 
     def roots(self) -> list[str]:
+        """Each registered conversation once, in registry order (a registry naming one twice is
+        corrupt, and fsck says so: duplicate_root; it is never listed twice)."""
         self.backend.refresh()
-        return self.backend.roots()
+        return list(dict.fromkeys(self.backend.roots()))
 
     def get(self, node_id: Any) -> Node:
         self.backend.refresh()
@@ -108,6 +110,13 @@ class Store:
         chain.reverse()
         return chain
 
+    def _sound(self, node: Node) -> Node:
+        """`node`, once its whole chain to the root reads as sound: a write into a corrupted part of
+        the tree (a parented root, a stored cycle, a missing parent, an unreadable node on the way
+        up) is refused with the error a read of that path gives, before anything is written."""
+        self._ancestry(node)
+        return node
+
     def path(self, node_id: Any, *, coalesce_messages: bool = False) -> list[dict[str, Any]]:
         """The message list a provider request is built from: system, then each turn to the node."""
         messages = [n.message for n in self.ancestry(node_id)]
@@ -116,17 +125,24 @@ class Store:
     def subtree(self, node_id: str) -> list[str]:
         """The node and every descendant, depth first in creation order."""
         out: list[str] = []
+        seen: set[str] = set()
         stack = [node_id]
         while stack:
             current = stack.pop()
+            if current in seen:  # a stored cycle: the walk would never end
+                raise CorruptStoreError("stored_cycle", f"{current} is its own descendant", where=current)
+            seen.add(current)
             out.append(current)
             stack.extend(reversed(self.backend.children(current)))
         return out
 
     def height(self, node_id: str) -> int:
-        best, stack = 0, [(node_id, 0)]
+        best, stack, seen = 0, [(node_id, 0)], set()
         while stack:
             current, h = stack.pop()
+            if current in seen:  # a stored cycle: the walk would never end
+                raise CorruptStoreError("stored_cycle", f"{current} is its own descendant", where=current)
+            seen.add(current)
             best = max(best, h)
             stack.extend((c, h + 1) for c in self.backend.children(current))
         return best
@@ -169,7 +185,7 @@ class Store:
         if source_info is not None and not isinstance(source_info, dict):
             raise BadArgumentError("source_info must be an object", where="source_info")
         with self.backend.transaction(root) as tx:
-            parent_node = self.get(parent)
+            parent_node = self._sound(self.get(parent))
             self._check_placement(msg, parent_node, where=parent_node.id)
             nid = self.ids.node()
             depth = self.depth(parent_node.id) + 1
@@ -186,7 +202,7 @@ class Store:
         node has children. Returns (the id holding the new content, whether it branched)."""
         self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
-            node = self.get(node_id)
+            node = self._sound(self.get(node_id))
             if node.parent is None:
                 raise RootProtectedError("the root and its system message cannot be edited", where=node.id)
             message = with_content(node.message, content, where=node.id)
@@ -209,7 +225,7 @@ class Store:
         which keeps the tail, its children and its bookmarks. Returns the head's id."""
         self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
-            node = self.get(node_id)
+            node = self._sound(self.get(node_id))
             if node.parent is None:
                 raise RootProtectedError("the root's system message cannot be split", where=node.id)
             head, tail = split_content(node.message, block, offset, where=node.id)
@@ -228,7 +244,7 @@ class Store:
         no conversation)."""
         self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
-            node = self.get(node_id)
+            node = self._sound(self.get(node_id))
             if node.parent is None:
                 raise RootProtectedError("a root cannot be deleted", where=node.id)
             doomed = self.subtree(node.id)
@@ -251,10 +267,10 @@ class Store:
     def reparent(self, node_id: Any, new_parent: Any) -> None:
         self.backend.refresh()
         with self.backend.transaction(self.get(node_id).root) as tx:
-            node = self.get(node_id)
+            node = self._sound(self.get(node_id))
             if node.parent is None:
                 raise RootProtectedError("a root cannot be given a parent", where=node.id)
-            target = self.get(new_parent)
+            target = self._sound(self.get(new_parent))
             if target.root != node.root:
                 raise StoreError(
                     "invalid_target", f"{target.id} belongs to another conversation ({target.root})", where=node.id
@@ -279,7 +295,7 @@ class Store:
         rid = self._root(root)
         label = ids.bookmark_name(name)
         with self.backend.transaction(rid) as tx:
-            node = self.get(node_id)
+            node = self._sound(self.get(node_id))
             if node.root != rid:
                 raise StoreError("invalid_target", f"{node.id} is not in conversation {rid}", where=node.id)
             tx.bookmarks[rid] = {**self.backend.bookmarks(rid), label: node.id}

@@ -10,10 +10,10 @@ call, by arrival: `hold_s`, how long the tool takes; `cancel`, the user cancels 
 What is judged, each only where `expected` names it:
 
 - `status`: the step's typed outcome (`done`, `aborted`, `error`);
-- `stream_stopped`: after a cancel mid-stream, whether the runtime stopped reading (it closed the
-  answer before the rest came);
+- `stream_stopped`: after a cancel mid-stream, whether the runtime stopped reading: it closed the
+  answer before the rest came, and sent no request after the cancel;
 - `tools`: the calls that reached the harness's tools, in order (`name`, `arguments`, and `stopped`:
-  the runtime stopped the call before the tool answered);
+  the runtime closed the call before the tool answered);
 - `sequential`: each call started only once the one before it had ended;
 - `results`: per tool call of the history, in order, whether its result is an error;
 - `history`: what is inconsistent in the messages added (a tool call without exactly one result
@@ -99,13 +99,15 @@ def _sequential(host: AgentHost) -> bool:
 
 
 def observe(answer: Any, host: AgentHost, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """Everything an `agent` row may judge, from the runtime's answer and what the harness saw."""
+    """Everything an `agent` row may judge, from the runtime's answer and what the harness saw
+    (read once the held answers have settled: see `AgentHost.settle`)."""
     answer = answer if isinstance(answer, dict) else {}
     messages = answer.get("messages", [])
+    stopped = bool(host.streams) and all(h.stopped for h in host.streams) and host.later_requests() == 0
     return {
         "status": answer.get("status"),
-        "stream_stopped": any(not h.delivered for h in host.streams),
-        "tools": [{"name": c.name, "arguments": c.arguments, "stopped": not c.held.delivered} for c in host.calls],
+        "stream_stopped": stopped,
+        "tools": [{"name": c.name, "arguments": c.arguments, "stopped": c.held.stopped} for c in host.calls],
         "sequential": _sequential(host),
         "results": _results(messages),
         "history": history_problems(messages, calls),
@@ -156,6 +158,7 @@ def check_agent(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
         answer = ctx.runtime.agent_turn(request)
     except ReplayMismatch as exc:
         return mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
+    host.settle()
     observed = observe(answer, host, calls)
     actual = {k: observed[k] for k in expected}
     return judge(scenario, provider, expected, actual, ctx=ctx, cassette=rel, evidence=evidence)

@@ -4,10 +4,12 @@
 The scenario's `input.op` names the operation:
 
 - ``count``: `input` is a conversation; `expected: {count: {tokens, source, baseline, estimated}}`,
-  the history's tokens from the last reported usage plus an estimate of what came after it;
+  the history's tokens from the last reported usage plus an estimate of what came after it (a
+  field given as `<field>_at_least: N` is bounded from below instead of compared);
 - ``trim``: `input` is a conversation plus `settings`; the runtime answers the trimmed history
   and the wire body it sends for the provider. `expected: {messages, body}` — `messages` shared,
-  `body` per provider in `overrides` (compared where given);
+  `body` per provider in `overrides` (compared where given); or `expected: {bound: {...}}`, what
+  any trimming within the seed's bound must satisfy (`checks.trim_bound`), where the seed gives no formula;
 - ``compact``: `input.session` (messages) is written as the session file, `input.files` puts
   other files beside it (a backup, a temporary file); the runtime compacts the file, sending its
   summarisation requests through the httpx transport handed to `context(request, transport)`,
@@ -35,6 +37,7 @@ from typing import Any
 
 from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
+from conformance.harness.checks.trim_bound import bound_problems
 from conformance.harness.context import HarnessContext, judge, mismatch_failure, requires, result, unplayed_failure
 from conformance.model import MESSAGES_ADAPTER
 from conformance.replay.cassette import Cassette, load_cassette
@@ -121,29 +124,20 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
     expected = _expected(scenario, provider)
     runtime: Any = ctx.runtime
     if op == "trim":
-        answer = runtime.context(
-            {
-                "op": "trim",
-                "provider": provider,
-                "conversation": scenario.conversation(provider),
-                "settings": spec.get("settings", {}),
-            }
-        )
-        actual: dict[str, Any] = {"messages": _canonical_messages(answer.get("messages"), "runtime answer")}
-        if "body" in expected:
-            actual["body"] = answer.get("body")
-        return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
+        return _check_trim(scenario, provider, ctx, expected, spec)
     if op == "count":
         # only `count` is judged: the exact tokenizer count is not asked for
         count = {"op": "count", "provider": provider, "conversation": scenario.conversation(provider), "exact": False}
         answer = runtime.context(count)
-        return judge(scenario, provider, expected, {"count": answer.get("count")}, ctx=ctx, ignore=CONTEXT_IGNORE)
+        return judge(
+            scenario, provider, expected, _floored(expected, answer.get("count")), ctx=ctx, ignore=CONTEXT_IGNORE
+        )
     if op == "encode":
         answer = runtime.context(
             {"op": "encode", "provider": provider, "conversation": scenario.conversation(provider)}
         )
         error = answer.get("error")
-        actual = {"error": _error(error, expected)} if error else {"body": answer.get("body")}
+        actual: dict[str, Any] = {"error": _error(error, expected)} if error else {"body": answer.get("body")}
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)
     with tempfile.TemporaryDirectory(prefix="conformance-context-") as tmp:
         directory = Path(tmp)
@@ -180,3 +174,42 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         if failure is not None:
             return failure
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE, cassette=rel)
+
+
+def _floored(expected: dict[str, Any], count: Any) -> dict[str, Any]:
+    """The count as compared: a field the row bounds from below (`estimated_at_least: N`, where the
+    cost of a part has no one right value, as an image's) reads as N when the runtime's figure is at
+    least N, and as the figure itself otherwise, so the diff shows it."""
+    want = expected.get("count")
+    if not isinstance(want, dict) or not isinstance(count, dict):
+        return {"count": count}
+    out = {k: v for k, v in count.items() if f"{k}_at_least" not in want}
+    for key, floor in want.items():
+        if key.endswith("_at_least"):
+            value = count.get(key.removesuffix("_at_least"))
+            number = isinstance(value, int) and not isinstance(value, bool)
+            out[key] = floor if number and value >= floor else value
+    return {"count": out}
+
+
+def _check_trim(
+    scenario: Scenario, provider: str, ctx: HarnessContext, expected: dict[str, Any], spec: dict[str, Any]
+) -> ScenarioResult:
+    runtime: Any = ctx.runtime
+    answer = runtime.context(
+        {
+            "op": "trim",
+            "provider": provider,
+            "conversation": scenario.conversation(provider),
+            "settings": spec.get("settings", {}),
+        }
+    )
+    actual: dict[str, Any] = {"messages": _canonical_messages(answer.get("messages"), "runtime answer")}
+    if isinstance(expected.get("bound"), dict):  # the seed's bound, not one formula's numbers
+        original = _canonical_messages(scenario.conversation(provider)["messages"], f"{scenario.path}: input")
+        problems = bound_problems(original, actual.pop("messages"), expected["bound"])
+        expected = {**{k: v for k, v in expected.items() if k != "messages"}, "bound": []}
+        actual["bound"] = problems
+    if "body" in expected:
+        actual["body"] = answer.get("body")
+    return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE)

@@ -92,6 +92,16 @@ def outcome_kind(observed: dict[str, Any], focus: tuple[str, ...] = ()) -> dict[
     return out
 
 
+def one_of(transport: CassetteTransport) -> list[int]:
+    """The interactions left unplayed, less those of an alternative group (`meta.one_of`: lists of
+    interaction indices, each the same request in a form the row equally allows) one of which was
+    played."""
+    unplayed = transport.unplayed()
+    groups = transport.cassette.meta.get("one_of") or []
+    done = {i for group in groups if any(j not in unplayed for j in group) for i in group}
+    return [i for i in unplayed if i not in done]
+
+
 def _key_index(request: LoggedRequest, keys: list[str]) -> int | None:
     carried = " ".join(request.headers.values()) + " " + request.url
     found = [i for i, key in enumerate(keys) if key in carried]
@@ -227,7 +237,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
         **_outcome(outcome if isinstance(outcome, dict) else {}),
     }
     failure = unplayed_failure(
-        scenario, provider, transport.unplayed(), cassette=rel, evidence=evidence, expected=expected, actual=actual
+        scenario, provider, one_of(transport), cassette=rel, evidence=evidence, expected=expected, actual=actual
     )
     if failure is not None:
         return failure

@@ -46,7 +46,9 @@ from conformance.compare import ScenarioResult
 from conformance.exceptions import ScenarioError
 from conformance.harness.context import HarnessContext, judge, requires, result
 from conformance.model import parse_message
+from conformance.runtime.process import RemoteError
 from conformance.scenarios import Scenario
+from conformance.store.errors import StoreError
 from conformance.store.ids import NODE_ID, ROOT_ID
 
 ID_IN_PATH = re.compile(r"\b[nr]_[0-9a-f]{16}\b")
@@ -112,14 +114,14 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
                 _tamper(scenario, directory, names, step, i)
                 continue
             op = {k: names.ref(v) if k in REF_KEYS else v for k, v in step.items() if k not in ("as", "expect")}
-            before = session.tree()
+            before = _snapshot(session)
             res = session.apply(op)
             if not isinstance(res, dict):
                 return result(
                     scenario, provider, "fail", f"step {i} ({step['op']}): apply returned {type(res).__name__}"
                 )
             if "error" in res:
-                if session.tree() != before:
+                if _snapshot(session) != before:
                     return result(scenario, provider, "fail", f"step {i} ({step['op']}) failed and changed the store")
                 if "expect" not in step:
                     err = names.label(res["error"])
@@ -129,7 +131,8 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
             if "expect" in step:
                 steps_expected.append(step["expect"])
                 steps_actual.append(names.label(res))
-        actual = {"steps": steps_actual, "tree": names.label(session.tree()), "fsck": names.label(session.fsck())}
+        tree = names.label(session.tree()) if _expected_tree(scenario) is not None else None
+        actual = {"steps": steps_actual, "tree": tree, "fsck": names.label(session.fsck())}
     finally:
         session.close()
     expected = {"steps": steps_expected, "tree": _expected_tree(scenario), "fsck": _expected_fsck(scenario)}
@@ -138,6 +141,17 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
         actual.pop("tree")
         expected.pop("tree")
     return judge(scenario, provider, expected, actual, ctx=ctx, ignore=STORE_IGNORE)
+
+
+def _snapshot(session: Any) -> Any:
+    """The tree, to tell whether a failed step changed the store; a store too corrupt to list
+    (an unreadable registry, node or generation file) is its typed error, which must stay the same."""
+    try:
+        return session.tree()
+    except StoreError as exc:
+        return {"unreadable": exc.kind, "where": exc.where}
+    except RemoteError as exc:  # a runtime program's store raised: its type and message stand for it
+        return {"unreadable": exc.remote_type, "message": str(exc)}
 
 
 def _tamper(scenario: Scenario, directory: Path, names: _Names, step: dict[str, Any], i: int) -> None:

@@ -1,0 +1,249 @@
+"""Mutant runtimes for the rows that judge the seeds' turn-loop behaviours: the reference runtime with
+one realistic bug each, planted by swapping one of the loop's parts for the length of one call.
+
+- `NoProxyMode`: a proxy's `Please use a valid role` 400 is returned as it is (seed 001: the
+  continuation is never flattened into proxy mode);
+- `NoToolTypeRetry` (from `policy_mutants`): a proxy's `tool_type` 400 is returned as it is;
+- `NoTokenFloor` (seed 002): the effective `max_tokens` is clamped to the model's caps and what the
+  window leaves, but not to at least 1, so an input that fills the window sends a negative limit;
+- `SharedThinkSplitter` (seed 004): one `<think>` tag splitter serves every response the runtime
+  reads, its state (inside a tag, a partial tag held back) carried from one response to the next;
+- `FirstUsage` (seed 001): the token count starts from the first assistant usage, not the latest;
+- `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out;
+- `RateLimitsUncapped`: every 429 is waited out and sent again, past `max_attempts`;
+- `AuthIsFinal`: a 401 ends the turn, a second key left unused.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+from conformance.capabilities import ProviderProfile
+from conformance.codecs.openai_chat import content
+from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
+from conformance.model import AssistantMessage, ImageBlock, Message, ProviderError
+from conformance.runtime import compress, retry, turn
+from conformance.runtime.budget import estimate_input_tokens
+from conformance.runtime.context import api as context_api
+from conformance.runtime.context import tokens
+from conformance.runtime.context.tokens import TokenCount
+from conformance.runtime.protocol import TurnRequest
+from conformance.runtime.reference import ReferenceRuntime
+from tests.harness.policy_mutants import NoToolTypeRetry
+
+
+@contextmanager
+def _patched(module: Any, name: str, value: Any) -> Iterator[None]:
+    with mock.patch.object(module, name, value):
+        yield
+
+
+class NoProxyMode(ReferenceRuntime):
+    """Never switches to proxy mode: a proxy's role rejection ends the turn."""
+
+    name = "mutant-no-proxy-mode"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(turn, "needs_proxy_mode", lambda error: False):
+            return super().turn(request)
+
+
+prepare = importlib.import_module("conformance.runtime.prepare")  # the package exports a function of that name
+
+
+def _unfloored(
+    requested: int | None,
+    profile: ProviderProfile,
+    model: str | None,
+    messages: Sequence[Any],
+    tools: Sequence[Any] = (),
+    **kw: Any,
+) -> int:
+    info = profile.model_info(model)
+    wanted = profile.default_max_tokens if requested is None else requested
+    return min(wanted, info.max_output, info.context_window - estimate_input_tokens(messages, tools))
+
+
+class NoTokenFloor(ReferenceRuntime):
+    """Clamps max_tokens to the model's caps and the window's remainder, never to at least 1."""
+
+    name = "mutant-no-token-floor"
+
+    def encode(self, conversation: Any, provider: str) -> Any:
+        with _patched(prepare, "effective_max_tokens", _unfloored):
+            return super().encode(conversation, provider)
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(prepare, "effective_max_tokens", _unfloored):
+            return super().turn(request)
+
+
+class SharedThinkSplitter(ReferenceRuntime):
+    """Reads `<think>` tags with one splitter for every response (seed 004's `reasoningState`,
+    never reset at the loop's start)."""
+
+    name = "mutant-shared-think-splitter"
+
+    def __init__(self) -> None:
+        self.splitter = ThinkTagSplitter()
+
+    @contextmanager
+    def _shared(self) -> Iterator[None]:
+        original = content.ChoiceState.__init__
+        splitter = self.splitter
+
+        def init(state: content.ChoiceState, profile: ProviderProfile, builder: Any) -> None:
+            original(state, profile, builder)
+            if state.tags is not None:
+                state.tags = splitter
+
+        with _patched(content.ChoiceState, "__init__", init):
+            yield
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with self._shared():
+            return super().turn(request)
+
+    def decode(self, *args: Any, **kwargs: Any) -> Any:
+        with self._shared():
+            return super().decode(*args, **kwargs)
+
+
+def _first_usage(messages: Sequence[Message], tools: Sequence[Any] = ()) -> TokenCount:
+    for i, message in enumerate(messages):
+        if isinstance(message, AssistantMessage) and message.usage is not None and message.usage.input_tokens > 0:
+            baseline = message.usage.input_tokens + message.usage.output_tokens
+            added = list(messages[i + 1 :])
+            estimated = tokens._estimate_messages(added) if added else 0
+            return TokenCount(baseline + estimated, "usage", baseline, estimated)
+    return tokens.count_tokens(messages, tools)
+
+
+def _text_only(messages: Sequence[Message]) -> int:
+    kept = [m.model_copy(update={"content": [b for b in m.content if not isinstance(b, ImageBlock)]}) for m in messages]
+    return ESTIMATE(kept)
+
+
+ESTIMATE = tokens._estimate_messages
+
+
+class FirstUsage(ReferenceRuntime):
+    """Counts tokens from the first assistant turn that reported usage, not the latest."""
+
+    name = "mutant-first-usage"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        with _patched(context_api, "count_tokens", _first_usage):
+            return super().context(request, transport)
+
+
+class ImagesCostNothing(ReferenceRuntime):
+    """Estimates the messages after the usage baseline by their text, images left out."""
+
+    name = "mutant-images-cost-nothing"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        with _patched(tokens, "_estimate_messages", _text_only):
+            return super().context(request, transport)
+
+
+def _deciding(rule: Callable[..., retry.Decision | None]) -> Any:
+    """The reference's retry decision, with `rule` answering first where it returns a decision."""
+    decide = retry.decide
+
+    def wrapped(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision:
+        return rule(error, attempt, *args, **kw) or decide(error, attempt, *args, **kw)
+
+    return _patched(turn, "decide", wrapped)
+
+
+def _rate_limits_uncapped(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision | None:
+    if error.kind == "rate_limited":
+        return retry.RetryAfter(error.retry_after_s or 1.0, "the provider asked to wait")
+    return None
+
+
+def _auth_is_final(error: ProviderError, attempt: int, *args: Any, **kw: Any) -> retry.Decision | None:
+    return retry.GiveUp("the key was refused") if error.kind == "auth" else None
+
+
+class RateLimitsUncapped(ReferenceRuntime):
+    """Waits out every 429 the provider sends, whatever max_attempts says."""
+
+    name = "mutant-rate-limits-uncapped"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _deciding(_rate_limits_uncapped):
+            return super().turn(request)
+
+
+class AuthIsFinal(ReferenceRuntime):
+    """Ends the turn on a 401, a second key left unused."""
+
+    name = "mutant-auth-is-final"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _deciding(_auth_is_final):
+            return super().turn(request)
+
+
+def seed_compress(text: str, threshold: int) -> str:
+    """Seed 003's own `compressToolMessages`: a JSON object gains `result` (the omitted note),
+    `truncated` and `originalLength`; any other text is cut with `… [truncated N chars]`."""
+    if len(text) <= threshold:
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        parsed["result"] = f"[omitted {len(text)} chars due to provider limits]"
+        parsed["truncated"] = True
+        parsed["originalLength"] = len(text)
+        return json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+    return f"{text[:threshold]}… [truncated {len(text) - threshold} chars]"
+
+
+class SeedLetterCompression(ReferenceRuntime):
+    """Not a mutant: a runtime that compresses tool results in seed 003's own form."""
+
+    name = "seed-letter-compression"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(compress, "compress_text", seed_compress):
+            return super().turn(request)
+
+
+class SeedLetterTrim(ReferenceRuntime):
+    """Not a mutant: a runtime that trims to the seed's letter with a cap formula of its own. Each
+    older turn's cap is derived from max_history_tokens and the history's density (the budget in
+    characters shared among the texts of the turns before the recent window), halved for the newest
+    older turn and cut to a third for the next: not the reference's numbers, within the seed's bound."""
+
+    name = "seed-letter-trim"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        settings = request.get("settings")
+        if request.get("op") == "trim" and isinstance(settings, dict) and not settings.get("caps"):
+            messages = request["conversation"]["messages"]
+            older = messages[1:-1]  # after the system message, before the last user turn
+            base = int(settings["max_history_tokens"]) * 4 // max(1, len(older))
+            request = {**request, "settings": {**settings, "caps": [base // 2, base // 3]}}
+        return super().context(request, transport)
+
+
+__all__ = [
+    "FirstUsage",
+    "ImagesCostNothing",
+    "NoProxyMode",
+    "NoTokenFloor",
+    "NoToolTypeRetry",
+    "SeedLetterCompression",
+    "SeedLetterTrim",
+    "SharedThinkSplitter",
+]
