@@ -52,6 +52,13 @@ OPAQUE_KEYS = frozenset({"input", "args", "arguments", "partialArgs", "parameter
 RETRY_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry")
 """The headers of an error response a client reads to decide whether and when to retry."""
 
+SAME_OBJECT: dict[str, dict[str, tuple[str, ...]]] = {
+    "gemini": {"sse:message": ("json", "error"), "json": ("sse:message",)},
+}
+"""Per dialect, contexts whose objects are one type: each event of a Gemini stream is a
+`GenerateContentResponse`, the object a non-streamed call returns whole, or the `{error}` status
+object an error response's body is."""
+
 CUT_FEATURES = frozenset({"stream_truncated", "stream_cancel"})
 """Scenario features whose wire ends mid-stream on purpose: the end of the stream and a last frame
 cut in half are the fault being replayed, not a shape of the provider's."""
@@ -290,6 +297,7 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
         sources = sources_of(cassette.meta, str(path))
         dialect = get_profile(name).dialect
         seen = real.shapes.get(name, {})
+        alias = SAME_OBJECT.get(dialect, {})
         shapes: set[Shape] = set()
         for item in cassette.interactions:
             if skip_reason(dialect, item.request.method, item.request.uri) is not None:
@@ -299,7 +307,9 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
                 response.status, response.flat_headers(), response.body, cut=path.stem in cut_scenarios
             )
         for shape in shapes:
-            occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=seen.get(shape)))
+            twins = [(context, shape[1], shape[2]) for context in alias.get(shape[0], ())]
+            found = seen.get(shape) or next((seen[t] for t in twins if t in seen), None)
+            occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=found))
             occurrence.cassettes.append(str(path))
             if any(source.covers(shape) for source in sources):
                 occurrence.cited.append(str(path))
