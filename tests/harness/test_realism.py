@@ -163,7 +163,7 @@ MEASURED = {
     "perplexity": 0.57,
     "together": 0.23,
     "vertex": 0.90,
-    "xai": 0.17,
+    "xai": 0.78,
     "xai_responses": 0.49,
 }
 """The share each bundled column has reached (seen in real traffic or cited): a column holds it, and
