@@ -52,12 +52,34 @@ OPAQUE_KEYS = frozenset({"input", "args", "arguments", "partialArgs", "parameter
 RETRY_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry")
 """The headers of an error response a client reads to decide whether and when to retry."""
 
-SAME_OBJECT: dict[str, dict[str, tuple[str, ...]]] = {
-    "gemini": {"sse:message": ("json", "error"), "json": ("sse:message",)},
+_LIFECYCLE = ("created", "queued", "in_progress", "completed", "failed", "incomplete")
+
+SAME_OBJECT: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "gemini": (("json", "$", "$"), ("sse:message", "$", "$"), ("error", "$", "$")),
+    "openai_responses": (
+        ("json", "$", "$"),
+        *((f"sse:response.{event}", "$.response", "$") for event in _LIFECYCLE),
+        ("sse:response.output_item.done", "$.item", "$.output[]"),
+        ("sse:response.content_part.done", "$.part", "$.output[].content[]"),
+    ),
 }
-"""Per dialect, contexts whose objects are one type: each event of a Gemini stream is a
-`GenerateContentResponse`, the object a non-streamed call returns whole, or the `{error}` status
-object an error response's body is."""
+"""Per dialect, where one object type appears in several contexts: (context, the path it sits at,
+the path it has in the whole object). Each event of a Gemini stream is a `GenerateContentResponse`
+(or the `{error}` status an error body is); every lifecycle event of a Responses stream carries the
+Response object a non-streamed call returns, and a finished output item or content part is the one
+the Response lists. An authored object is seen when real traffic shows the same object type with
+the same keys at the same place, in whichever context."""
+
+
+def same_object(dialect: str, shape: Shape) -> tuple[str, str] | None:
+    """The (path in the whole object, key set) of a shape inside one of `dialect`'s shared object
+    types; None for a shape of an event or stream of its own."""
+    context, path, keys = shape
+    for where, prefix, whole in SAME_OBJECT.get(dialect, ()):
+        if context == where and (path == prefix or path.startswith((prefix + ".", prefix + "[", prefix + '["'))):
+            return whole + path[len(prefix) :], keys
+    return None
+
 
 CUT_FEATURES = frozenset({"stream_truncated", "stream_cancel"})
 """Scenario features whose wire ends mid-stream on purpose: the end of the stream and a last frame
@@ -284,6 +306,15 @@ def authored_files(paths: Iterable[Path]) -> list[Path]:
     return [f for f in files if f.parent.name in provider_names()]
 
 
+def _objects_seen(dialect: str, seen: dict[Shape, str]) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], str] = {}
+    for shape, where in seen.items():
+        whole = same_object(dialect, shape)
+        if whole is not None:
+            out.setdefault(whole, where)
+    return out
+
+
 def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[str] = frozenset()) -> list[Column]:
     """Per column, the authored cassettes' shapes against the real ones."""
     columns: dict[str, Column] = {}
@@ -297,7 +328,7 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
         sources = sources_of(cassette.meta, str(path))
         dialect = get_profile(name).dialect
         seen = real.shapes.get(name, {})
-        alias = SAME_OBJECT.get(dialect, {})
+        objects = _objects_seen(dialect, seen)
         shapes: set[Shape] = set()
         for item in cassette.interactions:
             if skip_reason(dialect, item.request.method, item.request.uri) is not None:
@@ -307,8 +338,8 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
                 response.status, response.flat_headers(), response.body, cut=path.stem in cut_scenarios
             )
         for shape in shapes:
-            twins = [(context, shape[1], shape[2]) for context in alias.get(shape[0], ())]
-            found = seen.get(shape) or next((seen[t] for t in twins if t in seen), None)
+            whole = same_object(dialect, shape)
+            found = seen.get(shape) or (objects.get(whole) if whole else None)
             occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=found))
             occurrence.cassettes.append(str(path))
             if any(source.covers(shape) for source in sources):
