@@ -62,12 +62,22 @@ SAME_OBJECT: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("sse:response.output_item.done", "$.item", "$.output[]"),
         ("sse:response.content_part.done", "$.part", "$.output[].content[]"),
     ),
+    "openai_chat": (
+        ("json", "$.choices[].message.tool_calls[]", "$.tool_call"),
+        ("sse:message", "$.choices[].delta.tool_calls[]", "$.tool_call"),
+        ("json", "$.usage", "$.usage"),
+        ("sse:message", "$.usage", "$.usage"),
+        ("error", "$.error", "$.error"),
+        ("sse:message", "$.error", "$.error"),
+    ),
 }
 """Per dialect, where one object type appears in several contexts: (context, the path it sits at,
 the path it has in the whole object). Each event of a Gemini stream is a `GenerateContentResponse`
 (or the `{error}` status an error body is); every lifecycle event of a Responses stream carries the
 Response object a non-streamed call returns, and a finished output item or content part is the one
-the Response lists. An authored object is seen when real traffic shows the same object type with
+the Response lists; in Chat Completions a tool call a chunk carries whole is the one a whole message lists,
+the last chunk's usage is the usage object a whole completion has, and an error event's `error` is
+the one an error response's body holds. An authored object is seen when real traffic shows the same object type with
 the same keys at the same place, in whichever context."""
 
 
