@@ -169,7 +169,7 @@ MEASURED = {
     "azure_responses": 0.59,
     "cerebras": 0.66,
     "deepseek": 0.82,
-    "gemini": 0.79,
+    "gemini": 0.96,
     "groq": 0.81,
     "huggingface": 0.55,
     "mistral": 0.79,

@@ -67,18 +67,18 @@ SAME_OBJECT: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("sse:message", "$.choices[].delta.tool_calls[]", "$.tool_call"),
         ("json", "$.usage", "$.usage"),
         ("sse:message", "$.usage", "$.usage"),
-        ("error", "$.error", "$.error"),
-        ("sse:message", "$.error", "$.error"),
+        ("error", "$", "$"),
+        ("sse:message", "$", "$"),
     ),
 }
 """Per dialect, where one object type appears in several contexts: (context, the path it sits at,
 the path it has in the whole object). Each event of a Gemini stream is a `GenerateContentResponse`
 (or the `{error}` status an error body is); every lifecycle event of a Responses stream carries the
 Response object a non-streamed call returns, and a finished output item or content part is the one
-the Response lists; in Chat Completions a tool call a chunk carries whole is the one a whole message lists,
-the last chunk's usage is the usage object a whole completion has, and an error event's `error` is
-the one an error response's body holds. An authored object is seen when real traffic shows the same object type with
-the same keys at the same place, in whichever context."""
+the Response lists; in Chat Completions a tool call a chunk carries whole is the one a whole
+message lists, the last chunk's usage is the usage a whole completion has, and an error event is
+the body an error response has. An authored object is seen when real traffic shows the same
+object type with the same keys at the same place, in whichever context."""
 
 
 def same_object(dialect: str, shape: Shape) -> tuple[str, str] | None:
