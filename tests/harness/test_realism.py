@@ -165,7 +165,7 @@ def test_a_column_without_real_recordings_is_authored_only(tmp_path: Path, capsy
 
 MEASURED = {
     "anthropic": 0.97,
-    "azure": 0.86,
+    "azure": 0.89,
     "azure_responses": 0.59,
     "cerebras": 0.66,
     "deepseek": 0.82,
@@ -174,7 +174,7 @@ MEASURED = {
     "huggingface": 0.55,
     "mistral": 0.79,
     "ollama": 0.45,
-    "openai": 0.73,
+    "openai": 0.91,
     "openai-compatible": 0.84,
     "openai_responses": 0.92,
     "openrouter": 0.78,
