@@ -170,7 +170,7 @@ MEASURED = {
     "cerebras": 0.69,
     "deepseek": 0.90,
     "gemini": 0.96,
-    "groq": 0.84,
+    "groq": 0.90,
     "huggingface": 0.60,
     "mistral": 0.86,
     "ollama": 0.45,
