@@ -172,7 +172,7 @@ MEASURED = {
     "gemini": 0.96,
     "groq": 0.90,
     "huggingface": 0.60,
-    "mistral": 0.86,
+    "mistral": 0.91,
     "ollama": 0.45,
     "openai": 0.91,
     "openai-compatible": 0.84,
