@@ -62,6 +62,7 @@ SAME_OBJECT: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("sse:response.output_item.done", "$.item", "$.output[]"),
         ("sse:response.content_part.done", "$.part", "$.output[].content[]"),
     ),
+    "ollama": (("json", "$", "$"), ("ndjson", "$", "$"), ("error", "$", "$")),
     "openai_chat": (
         ("json", "$.choices[].message.tool_calls[]", "$.tool_call"),
         ("sse:message", "$.choices[].delta.tool_calls[]", "$.tool_call"),
@@ -77,7 +78,8 @@ the path it has in the whole object). Each event of a Gemini stream is a `Genera
 Response object a non-streamed call returns, and a finished output item or content part is the one
 the Response lists; in Chat Completions a tool call a chunk carries whole is the one a whole
 message lists, the last chunk's usage is the usage a whole completion has, and an error event is
-the body an error response has. An authored object is seen when real traffic shows the same
+the body an error response has; an Ollama stream line is the chat response a whole call returns
+(or the `{error}` body of an error). An authored object is seen when real traffic shows the same
 object type with the same keys at the same place, in whichever context."""
 
 
