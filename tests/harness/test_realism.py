@@ -172,6 +172,7 @@ MEASURED = {
     "azure_responses": 0.59,
     "cerebras": 0.69,
     "deepseek": 0.90,
+    "fireworks": 0.40,
     "gemini": 0.96,
     "groq": 0.90,
     "huggingface": 0.60,
