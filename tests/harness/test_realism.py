@@ -183,7 +183,7 @@ MEASURED = {
     "openai_responses": 0.92,
     "openrouter": 0.86,
     "openrouter_responses": 0.28,
-    "perplexity": 0.57,
+    "perplexity": 0.68,
     "together": 0.56,
     "vertex": 0.90,
     "xai": 0.82,
