@@ -182,7 +182,7 @@ MEASURED = {
     "openai-compatible": 0.92,
     "openai_responses": 0.92,
     "openrouter": 0.86,
-    "openrouter_responses": 0.28,
+    "openrouter_responses": 0.53,
     "perplexity": 0.68,
     "together": 0.56,
     "vertex": 0.90,
