@@ -180,7 +180,7 @@ MEASURED = {
     "ollama": 0.75,
     "openai": 0.91,
     "openai-compatible": 0.92,
-    "openai_responses": 0.92,
+    "openai_responses": 0.94,
     "openrouter": 0.86,
     "openrouter_responses": 0.53,
     "perplexity": 0.68,
