@@ -181,7 +181,7 @@ MEASURED = {
     "openai": 0.91,
     "openai-compatible": 0.92,
     "openai_responses": 0.94,
-    "openrouter": 0.86,
+    "openrouter": 0.90,
     "openrouter_responses": 0.53,
     "perplexity": 0.68,
     "together": 0.56,
