@@ -102,6 +102,51 @@ def test_error_status_headers_and_stream_order_are_shapes() -> None:
     assert not any(s.endswith("> $") for s in cut)
 
 
+def test_a_gemini_stream_event_is_the_object_a_whole_response_is(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    uri = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    whole = {"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "finishReason": "STOP"}]}
+    request = RecordedRequest("POST", uri, b"{}", {})
+    real = RecordedResponse(200, json.dumps(whole).encode(), {"content-type": ["application/json"]})
+    save_cassette(Cassette(corpus / "g.yaml", [Interaction(request, real)], {}), corpus / "g.yaml")
+    (corpus / "catalog.json").write_text(
+        json.dumps([{"path": "g.yaml", "provider": "gemini", "api": "generate_content"}])
+    )
+    event = b"data: " + json.dumps(whole).encode() + b"\r\n\r\n"
+    streamed = RecordedResponse(200, event, {"content-type": ["text/event-stream"]})
+    path = tmp_path / "cassettes/gemini/s.yaml"
+    path.parent.mkdir(parents=True)
+    save_cassette(Cassette(path, [Interaction(request, streamed)], AUTHORED), path)
+    [column] = realism.compare(realism.authored_files([tmp_path / "cassettes"]), realism.real_shapes([corpus]))
+    # the event's objects are seen in the whole response; only the stream's order is not
+    assert sorted(realism.show(o.shape) for o in column.shapes.values() if o.status == "unseen") == [
+        "sse-order ^ > message",
+        "sse-order message > $",
+    ]
+
+
+def test_a_responses_lifecycle_event_carries_the_response_a_whole_call_returns() -> None:
+    dialect = "openai_responses"
+    failed = ("sse:response.failed", "$.response.output[]", "{content,id,role,status,type}")
+    whole = ("json", "$.output[]", "{content,id,role,status,type}")
+    done = ("sse:response.output_item.done", "$.item", "{content,id,role,status,type}")
+    assert (
+        realism.same_object(dialect, failed)
+        == realism.same_object(dialect, whole)
+        == realism.same_object(dialect, done)
+    )
+    # the event's own envelope and an item still being added are shapes of their own
+    assert realism.same_object(dialect, ("sse:response.failed", "$", "{response,sequence_number,type}")) is None
+    assert realism.same_object(dialect, ("sse:response.output_item.added", "$.item", "{id,type}")) is None
+    assert realism.same_object("openai_chat", whole) is None
+    usage = "{completion_tokens,prompt_tokens,total_tokens}"
+    assert realism.same_object("openai_chat", ("sse:message", "$.usage", usage)) == ("$.usage", usage)
+    # a whole completion's message is no chunk's delta: only tool calls and usage are shared with it
+    assert realism.same_object("openai_chat", ("json", "$.choices[].message", "{content,role}")) is None
+    line = ("ndjson", "$.message", "{content,role}")
+    assert realism.same_object("ollama", line) == realism.same_object("ollama", ("json", "$.message", "{content,role}"))
+
+
 def test_a_source_without_a_quote_is_an_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(CassetteError, match=r"quote") as info:
         realism.sources_of({"sources": [{"url": "https://example.com", "quote": " "}]}, "x.yaml")
@@ -123,25 +168,26 @@ def test_a_column_without_real_recordings_is_authored_only(tmp_path: Path, capsy
 
 MEASURED = {
     "anthropic": 0.97,
-    "azure": 0.86,
-    "azure_responses": 0.29,
-    "cerebras": 0.26,
-    "deepseek": 0.82,
-    "gemini": 0.79,
-    "groq": 0.81,
-    "huggingface": 0.41,
-    "mistral": 0.79,
-    "ollama": 0.45,
-    "openai": 0.73,
-    "openai-compatible": 0.84,
-    "openai_responses": 0.92,
-    "openrouter": 0.78,
-    "openrouter_responses": 0.28,
-    "perplexity": 0.57,
-    "together": 0.23,
-    "vertex": 0.55,
-    "xai": 0.17,
-    "xai_responses": 0.49,
+    "azure": 0.92,
+    "azure_responses": 0.59,
+    "cerebras": 0.69,
+    "deepseek": 0.90,
+    "fireworks": 0.40,
+    "gemini": 0.96,
+    "groq": 0.90,
+    "huggingface": 0.60,
+    "mistral": 0.91,
+    "ollama": 0.75,
+    "openai": 0.91,
+    "openai-compatible": 0.92,
+    "openai_responses": 0.94,
+    "openrouter": 0.90,
+    "openrouter_responses": 0.53,
+    "perplexity": 0.68,
+    "together": 0.56,
+    "vertex": 0.90,
+    "xai": 0.82,
+    "xai_responses": 0.73,
 }
 """The share each bundled column has reached (seen in real traffic or cited): a column holds it, and
 one at the threshold stays there. A column that gains real recordings later starts without a floor."""

@@ -52,6 +52,47 @@ OPAQUE_KEYS = frozenset({"input", "args", "arguments", "partialArgs", "parameter
 RETRY_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry")
 """The headers of an error response a client reads to decide whether and when to retry."""
 
+_LIFECYCLE = ("created", "queued", "in_progress", "completed", "failed", "incomplete")
+
+SAME_OBJECT: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "gemini": (("json", "$", "$"), ("sse:message", "$", "$"), ("error", "$", "$")),
+    "openai_responses": (
+        ("json", "$", "$"),
+        *((f"sse:response.{event}", "$.response", "$") for event in _LIFECYCLE),
+        ("sse:response.output_item.done", "$.item", "$.output[]"),
+        ("sse:response.content_part.done", "$.part", "$.output[].content[]"),
+    ),
+    "ollama": (("json", "$", "$"), ("ndjson", "$", "$"), ("error", "$", "$")),
+    "openai_chat": (
+        ("json", "$.choices[].message.tool_calls[]", "$.tool_call"),
+        ("sse:message", "$.choices[].delta.tool_calls[]", "$.tool_call"),
+        ("json", "$.usage", "$.usage"),
+        ("sse:message", "$.usage", "$.usage"),
+        ("error", "$", "$"),
+        ("sse:message", "$", "$"),
+    ),
+}
+"""Per dialect, where one object type appears in several contexts: (context, the path it sits at,
+the path it has in the whole object). Each event of a Gemini stream is a `GenerateContentResponse`
+(or the `{error}` status an error body is); every lifecycle event of a Responses stream carries the
+Response object a non-streamed call returns, and a finished output item or content part is the one
+the Response lists; in Chat Completions a tool call a chunk carries whole is the one a whole
+message lists, the last chunk's usage is the usage a whole completion has, and an error event is
+the body an error response has; an Ollama stream line is the chat response a whole call returns
+(or the `{error}` body of an error). An authored object is seen when real traffic shows the same
+object type with the same keys at the same place, in whichever context."""
+
+
+def same_object(dialect: str, shape: Shape) -> tuple[str, str] | None:
+    """The (path in the whole object, key set) of a shape inside one of `dialect`'s shared object
+    types; None for a shape of an event or stream of its own."""
+    context, path, keys = shape
+    for where, prefix, whole in SAME_OBJECT.get(dialect, ()):
+        if context == where and (path == prefix or path.startswith((prefix + ".", prefix + "[", prefix + '["'))):
+            return whole + path[len(prefix) :], keys
+    return None
+
+
 CUT_FEATURES = frozenset({"stream_truncated", "stream_cancel"})
 """Scenario features whose wire ends mid-stream on purpose: the end of the stream and a last frame
 cut in half are the fault being replayed, not a shape of the provider's."""
@@ -277,6 +318,15 @@ def authored_files(paths: Iterable[Path]) -> list[Path]:
     return [f for f in files if f.parent.name in provider_names()]
 
 
+def _objects_seen(dialect: str, seen: dict[Shape, str]) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], str] = {}
+    for shape, where in seen.items():
+        whole = same_object(dialect, shape)
+        if whole is not None:
+            out.setdefault(whole, where)
+    return out
+
+
 def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[str] = frozenset()) -> list[Column]:
     """Per column, the authored cassettes' shapes against the real ones."""
     columns: dict[str, Column] = {}
@@ -290,6 +340,7 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
         sources = sources_of(cassette.meta, str(path))
         dialect = get_profile(name).dialect
         seen = real.shapes.get(name, {})
+        objects = _objects_seen(dialect, seen)
         shapes: set[Shape] = set()
         for item in cassette.interactions:
             if skip_reason(dialect, item.request.method, item.request.uri) is not None:
@@ -299,7 +350,9 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
                 response.status, response.flat_headers(), response.body, cut=path.stem in cut_scenarios
             )
         for shape in shapes:
-            occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=seen.get(shape)))
+            whole = same_object(dialect, shape)
+            found = seen.get(shape) or (objects.get(whole) if whole else None)
+            occurrence = column.shapes.setdefault(shape, Occurrence(shape, seen_in=found))
             occurrence.cassettes.append(str(path))
             if any(source.covers(shape) for source in sources):
                 occurrence.cited.append(str(path))

@@ -257,7 +257,9 @@ def usage_of(data: Any, profile: ProviderProfile) -> Usage | None:
     return Usage(
         input_tokens=num(usage, "prompt_tokens"),
         output_tokens=output,
-        cache_read_tokens=num(prompt, "cached_tokens") or num(usage, "prompt_cache_hit_tokens"),
+        cache_read_tokens=num(prompt, "cached_tokens")
+        or num(usage, "prompt_cache_hit_tokens")
+        or num(usage, "cached_tokens"),  # Together reports it beside prompt_tokens
         cache_write_tokens=num(prompt, "cache_write_tokens"),
         reasoning_tokens=reasoning,
     )
