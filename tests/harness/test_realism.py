@@ -24,6 +24,10 @@ REAL = {
 }
 
 
+ORIGIN = {"source_repo": "example/project", "source_path": "t.yaml", "commit": "0" * 40, "license": "MIT"}
+"""Where a catalog entry's recording comes from (every entry names it)."""
+
+
 def _cassette(path: Path, body: dict[str, object], meta: dict[str, object], status: int = 200) -> None:
     request = RecordedRequest("POST", URI, b'{"model":"gpt-4o","messages":[]}', {})
     response = RecordedResponse(status, json.dumps(body).encode(), {"content-type": ["application/json"]})
@@ -34,7 +38,7 @@ def _cassette(path: Path, body: dict[str, object], meta: dict[str, object], stat
 def _corpus(root: Path) -> Path:
     corpus = root / "corpus"
     _cassette(corpus / "openai/chat_completions/real.yaml", REAL, {})
-    entry = {"path": "openai/chat_completions/real.yaml", "provider": "openai", "api": "chat_completions"}
+    entry = {"path": "openai/chat_completions/real.yaml", "provider": "openai", "api": "chat_completions", **ORIGIN}
     (corpus / "catalog.json").write_text(json.dumps([entry]))
     return corpus
 
@@ -100,6 +104,11 @@ def test_error_status_headers_and_stream_order_are_shapes() -> None:
     } <= shown
     cut = {realism.show(s) for s in realism.response_shapes(200, {}, body[:-12], cut=True)}
     assert not any(s.endswith("> $") for s in cut)
+    # a JSON body cut in half by a dropped connection is the fault, not a shape; uncut it is text
+    half = b'{"id":"chatcmpl-1","object":"chat.compl'
+    json_type = {"content-type": "application/json"}
+    assert realism.response_shapes(200, json_type, half, cut=True) == set()
+    assert {realism.show(s) for s in realism.response_shapes(200, json_type, half)} == {"json $ <text>"}
 
 
 def test_a_gemini_stream_event_is_the_object_a_whole_response_is(tmp_path: Path) -> None:
@@ -110,7 +119,7 @@ def test_a_gemini_stream_event_is_the_object_a_whole_response_is(tmp_path: Path)
     real = RecordedResponse(200, json.dumps(whole).encode(), {"content-type": ["application/json"]})
     save_cassette(Cassette(corpus / "g.yaml", [Interaction(request, real)], {}), corpus / "g.yaml")
     (corpus / "catalog.json").write_text(
-        json.dumps([{"path": "g.yaml", "provider": "gemini", "api": "generate_content"}])
+        json.dumps([{"path": "g.yaml", "provider": "gemini", "api": "generate_content", **ORIGIN}])
     )
     event = b"data: " + json.dumps(whole).encode() + b"\r\n\r\n"
     streamed = RecordedResponse(200, event, {"content-type": ["text/event-stream"]})

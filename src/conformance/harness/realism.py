@@ -94,8 +94,8 @@ def same_object(dialect: str, shape: Shape) -> tuple[str, str] | None:
 
 
 CUT_FEATURES = frozenset({"stream_truncated", "stream_cancel"})
-"""Scenario features whose wire ends mid-stream on purpose: the end of the stream and a last frame
-cut in half are the fault being replayed, not a shape of the provider's."""
+"""Scenario features whose wire ends mid-stream on purpose: the end of the stream, a last frame cut
+in half and a JSON body cut in half are the fault being replayed, not a shape of the provider's."""
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -165,6 +165,8 @@ def response_shapes(status: int, headers: dict[str, str], body: bytes, *, cut: b
         for record in parse_ndjson(body):
             out |= set(json_shapes(record.value, "ndjson")) if record.error is None else {("ndjson", "$", "<text>")}
         return out
+    if cut:
+        return out  # the JSON body the fault cuts in half
     return out | {("json", "$", _text(body.decode(errors="replace")))}
 
 
