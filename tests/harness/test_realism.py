@@ -111,6 +111,31 @@ def test_error_status_headers_and_stream_order_are_shapes() -> None:
     assert {realism.show(s) for s in realism.response_shapes(200, json_type, half)} == {"json $ <text>"}
 
 
+def test_an_answer_cut_before_a_retry_is_not_judged_but_the_retried_one_is(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    chunk = b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[]}\n\n'
+    request = RecordedRequest("POST", URI, b"{}", {})
+    stream = {"content-type": ["text/event-stream"]}
+    answers = [RecordedResponse(200, chunk, stream), RecordedResponse(200, chunk + b"data: [DONE]\n\n", stream)]
+    path = tmp_path / "cassettes/openai/retried.yaml"
+    path.parent.mkdir(parents=True)
+    save_cassette(Cassette(path, [Interaction(request, r) for r in answers], AUTHORED), path)
+    files, real = realism.authored_files([tmp_path / "cassettes"]), realism.real_shapes([corpus])
+
+    def unseen_order(interrupted: frozenset[str]) -> list[str]:
+        [column] = realism.compare(files, real, interrupted=interrupted)
+        return sorted(
+            realism.show(o.shape) for o in column.shapes.values() if o.status == "unseen" and o.shape[0] == "sse-order"
+        )
+
+    assert "sse-order message > $" in unseen_order(frozenset())
+    assert unseen_order(frozenset({"retried"})) == [
+        "sse-order ^ > message",
+        "sse-order message > message:[DONE]",
+        "sse-order message:[DONE] > $",
+    ]
+
+
 def test_a_gemini_stream_event_is_the_object_a_whole_response_is(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     uri = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
@@ -208,6 +233,7 @@ def test_bundled_columns_keep_their_share_of_shapes_seen_or_cited() -> None:
         realism.authored_files([root / "cassettes"]),
         realism.real_shapes([root / "corpus"]),
         realism.cut_scenarios(root),
+        realism.interrupted_scenarios(root),
     )
     shares = {c.name: c.share for c in columns if c.share is not None}
     fallen = {

@@ -73,7 +73,12 @@ def realism(args: argparse.Namespace, roots: Roots, paths: list[Path]) -> int:
     else:
         found = [*(layer / "corpus" for layer in roots.layers or (roots.top,)), bundled_root() / "corpus"]
         corpora = list(dict.fromkeys(c.resolve() for c in found if (c / "catalog.json").is_file()))
-    columns = rz.compare(rz.authored_files(paths), rz.real_shapes(corpora), rz.cut_scenarios(roots.top, roots.layers))
+    columns = rz.compare(
+        rz.authored_files(paths),
+        rz.real_shapes(corpora),
+        rz.cut_scenarios(roots.top, roots.layers),
+        rz.interrupted_scenarios(roots.top, roots.layers),
+    )
     if args.json:
         print(json.dumps(rz.to_json(columns), indent=2))
     else:

@@ -329,8 +329,14 @@ def _objects_seen(dialect: str, seen: dict[Shape, str]) -> dict[tuple[str, str],
     return out
 
 
-def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[str] = frozenset()) -> list[Column]:
-    """Per column, the authored cassettes' shapes against the real ones."""
+def compare(
+    files: Iterable[Path],
+    real: RealShapes,
+    cut_scenarios: frozenset[str] = frozenset(),
+    interrupted: frozenset[str] = frozenset(),
+) -> list[Column]:
+    """Per column, the authored cassettes' shapes against the real ones (`cut_scenarios`: every
+    answer is cut on purpose; `interrupted`: every answer but the last, the one the retry gets)."""
     columns: dict[str, Column] = {}
     for path in files:
         cassette = load_cassette(path)
@@ -344,13 +350,13 @@ def compare(files: Iterable[Path], real: RealShapes, cut_scenarios: frozenset[st
         seen = real.shapes.get(name, {})
         objects = _objects_seen(dialect, seen)
         shapes: set[Shape] = set()
-        for item in cassette.interactions:
+        last = len(cassette.interactions) - 1
+        for n, item in enumerate(cassette.interactions):
             if skip_reason(dialect, item.request.method, item.request.uri) is not None:
                 continue
             response = item.response
-            shapes |= response_shapes(
-                response.status, response.flat_headers(), response.body, cut=path.stem in cut_scenarios
-            )
+            cut = path.stem in cut_scenarios or (path.stem in interrupted and n < last)
+            shapes |= response_shapes(response.status, response.flat_headers(), response.body, cut=cut)
         for shape in shapes:
             whole = same_object(dialect, shape)
             found = seen.get(shape) or (objects.get(whole) if whole else None)
@@ -390,6 +396,24 @@ def cut_scenarios(root: Path, layers: tuple[Path, ...] = ()) -> frozenset[str]:
     if not (root / "scenarios").is_dir():
         return frozenset()
     return frozenset(s.id for s in load_layered(layers or (root,)) if s.feature in CUT_FEATURES)
+
+
+def interrupted_scenarios(root: Path, layers: tuple[Path, ...] = ()) -> frozenset[str]:
+    """The ids of the scenarios whose expected trace waits after an interrupted stream and sends
+    again: the answers before the retried one are cut on purpose."""
+    from conformance.scenarios import load_layered
+
+    if not (root / "scenarios").is_dir():
+        return frozenset()
+    return frozenset(s.id for s in load_layered(layers or (root,)) if _waits_on_interruption(s.spec.expected))
+
+
+def _waits_on_interruption(expected: Any) -> bool:
+    trace = expected.get("trace") if isinstance(expected, dict) else None
+    return isinstance(trace, list) and any(
+        isinstance(step, dict) and step.get("action") == "wait" and step.get("kind") == "stream_interrupted"
+        for step in trace
+    )
 
 
 def report_lines(columns: list[Column]) -> list[str]:
