@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance.compare import DiffEntry, ScenarioResult
-from conformance.harness.classify import NO_SOURCE, evidence_class, wire_source
+from conformance.harness.classify import NO_SOURCE, evidence_class, wire_source, wire_sourced
 from conformance.report.matrix import Cell, Matrix
 from conformance.report.terminal import class_summary
 
@@ -87,3 +87,19 @@ def test_the_matrix_counts_classes_apart_and_the_terminal_says_so() -> None:
     from conformance.report.matrix import cell_verdict
 
     assert cell_verdict([_res("policy"), _res("pass")]) == "policy"
+
+
+def test_a_cassette_citing_sources_for_its_shapes_is_a_sourced_wire(tmp_path: Path) -> None:
+    """The `meta.sources` citations `lint --realism` reads source the wire as `doc` does."""
+    cassette = tmp_path / "cassettes" / "openai" / "x.yaml"
+    cassette.parent.mkdir(parents=True)
+    cassette.write_text(
+        "meta:\n  source: authored\n  sources:\n"
+        "  - url: https://platform.openai.com/docs/guides/error-codes\n    quote: 429 - Rate limit reached\n"
+        "interactions: []\nversion: 1\n"
+    )
+    source = wire_source("cassettes/openai/x.yaml", tmp_path)
+    assert source == 'authored: https://platform.openai.com/docs/guides/error-codes — "429 - Rate limit reached"'
+    assert wire_sourced(source)
+    cassette.write_text("meta:\n  source: authored\n  sources: []\ninteractions: []\nversion: 1\n")
+    assert not wire_sourced(wire_source("cassettes/openai/x.yaml", tmp_path))

@@ -4,8 +4,9 @@ Every result names where its wire comes from and where its rule comes from:
 
 - **wire source**: `recorded: <recording>` (real traffic: a recording of the shipped corpus, or a
   cassette whose `meta` says it was recorded from the live provider); `authored: <doc>` (an authored
-  cassette whose `meta` cites the provider document it follows: `doc` / `docs` / `cites` / `follows`,
-  with an optional `quote`, or a URL in its `source`); `authored, no source`; `emulated, no source`
+  cassette whose `meta` cites the provider document it follows: `sources` (the `[{url, quote, shapes}]`
+  citations `conformance lint --realism` reads), `doc` / `docs` / `cites` / `follows` with an optional
+  `quote`, or a URL in its `source`); `authored, no source`; `emulated, no source`
   (recorded from a server on this machine). A check that replays no provider answer has no wire to
   source (`None`, which does not count against the class).
 - **rule source**: for request findings, the rule book's `RequestFinding.source`; else the scenario's
@@ -39,6 +40,12 @@ REAL_DIRS = ("corpus/",)
 
 
 def _citation(meta: dict[str, Any]) -> str | None:
+    cited = [c for c in meta.get("sources") or [] if isinstance(c, dict) and isinstance(c.get("url"), str)]
+    if cited:  # the per-shape citations `conformance lint --realism` reads (docs/scenarios.md)
+        url, quote = str(cited[0]["url"]).strip(), cited[0].get("quote")
+        quoted = f' — "{quote.strip()}"' if isinstance(quote, str) and quote.strip() else ""
+        more = f" (+{len(cited) - 1} more)" if len(cited) > 1 else ""
+        return url + quoted + more
     for key in CITING_KEYS:
         value = meta.get(key)
         if isinstance(value, list):
