@@ -20,7 +20,6 @@ from rich.text import Text
 from conformance import __version__
 from conformance.capabilities import get_profile, matrix_providers, provider_names
 from conformance.commands.roots import add_root_option, resolve_roots
-from conformance.data import bundled_root
 from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json_mended
 from conformance.runtime.loading import load_runtime
@@ -108,14 +107,12 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
 
         real = judge_all(ctx, providers)
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir, real=real)
-    out = Path(args.out)
-    # reports go beside the project; with the bundled data (an installed package), in the current folder
-    out = out if out.is_absolute() else (Path.cwd() if root == bundled_root() else root) / out
+    out = Path(args.out)  # relative to the working directory, as every path option of every command is
     matrix.save(out / "matrix.json")
     console.print(MatrixTable(matrix, width=None if args.wide else WIDTH))
     if args.show_diff:
         _print_failures(console, matrix)
-    console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
+    console.print(f"wrote {out / 'matrix.json'}", markup=False, highlight=False)
     faulted = sum(1 for r in results if PROGRAM_FAULT in r.reason)
     if faulted:
         console.print(
@@ -124,7 +121,7 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
     if args.html:
         from conformance.report.html import write_html
 
-        console.print(f"wrote {ctx.rel(write_html(matrix, out))}")
+        console.print(f"wrote {write_html(matrix, out)}", markup=False, highlight=False)
     return 1 if matrix.failed() else 0
 
 
@@ -292,7 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", action="append", help=f"only this provider (repeatable; known: {known})")
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
     add_root_option(p)
-    p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
+    p.add_argument(
+        "--out", default="reports", help="where matrix.json is written, from the working directory (default: reports/)"
+    )
     p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
     _runtime_cmd_options(p)
     p.add_argument(
