@@ -27,6 +27,17 @@ def add_parser(sub: Any) -> None:
         help="with --previous: how regressions and improvements are printed (github: workflow annotations)",
     )
     p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the project root the run read, relative to the working directory: annotations and the summary name "
+        "scenario files under it (e.g. conformance/scenarios/…; default: as the run recorded them, from its root)",
+    )
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help='with --previous: append the gate as Markdown to FILE (e.g. "$GITHUB_STEP_SUMMARY")',
+    )
+    p.add_argument(
         "--compare",
         nargs="+",
         metavar="MATRIX",
@@ -61,13 +72,26 @@ def run(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace, previous: Any, matrix: Any, path: Path) -> int:
     """Print the per-scenario changes in the chosen format; exit 1 on a regression when asked."""
-    from conformance.report.gate import compare_runs, github_annotations, render_json, render_text, scenario_paths
+    from conformance.report.gate import (
+        compare_runs,
+        github_annotations,
+        render_json,
+        render_markdown,
+        render_text,
+        scenario_paths,
+    )
 
     gate = compare_runs(previous, matrix)
+    if args.summary:
+        with Path(args.summary).open("a", encoding="utf-8") as fh:
+            fh.write(render_markdown(gate, base=args.previous))
     if args.format == "json":
         sys.stdout.write(render_json(gate) + "\n")
     elif args.format == "github":
-        for line in github_annotations(gate, scenario_paths(matrix)):
+        paths = scenario_paths(matrix)
+        if args.root:  # the annotation lands on the file as the repository names it
+            paths = {k: v if Path(v).is_absolute() else (Path(args.root) / v).as_posix() for k, v in paths.items()}
+        for line in github_annotations(gate, paths):
             sys.stdout.write(line + "\n")
     else:
         console = Console()
