@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,13 +54,15 @@ def _providers(arg: list[str] | None) -> list[str]:
 
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.commands.project import project_settings
     from conformance.harness import HarnessContext
 
     roots = resolve_roots(args.root)
     root = roots.top
     scenario_dir = root / "scenarios"
+    spec = args.runtime or (None if args.runtime_cmd else project_settings().runtime)  # the project's, as pytest's
     runtime, runtime_name = load_runtime(
-        args.runtime,
+        spec,
         command=args.runtime_cmd,
         timeout=args.runtime_timeout,
         start_timeout=args.runtime_start_timeout,
@@ -118,11 +121,22 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
         console.print(
             f"the runtime program failed {faulted} row{'s' if faulted != 1 else ''} (crash, hang or bad output)"
         )
+    missing = [r for c in matrix.cells for r in c.results if r.verdict == "missing"]
+    if missing and args.strict:
+        for res in missing:
+            line = f"strict: {res.scenario}[{res.provider}] missing: {res.reason}"
+            console.print(line, markup=False, highlight=False)
+    if args.junit_xml:
+        from conformance.report.junit import write_junit
+
+        console.print(f"wrote {write_junit(matrix, Path(args.junit_xml))}", markup=False, highlight=False)
     if args.html:
         from conformance.report.html import write_html
 
         console.print(f"wrote {write_html(matrix, out)}", markup=False, highlight=False)
-    return 1 if matrix.failed() else 0
+    if matrix.failed() and not args.show_diff:
+        console.print("run again with --show-diff to print each failing scenario's differences", highlight=False)
+    return 1 if matrix.failed() or (missing and args.strict) else 0
 
 
 def _print_failures(console: Console, matrix: Any) -> None:
@@ -292,12 +306,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", default="reports", help="where matrix.json is written, from the working directory (default: reports/)"
     )
-    p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
+    p.add_argument(
+        "--runtime",
+        help="runtime under test as package.module:factory (default: the project's conformance_runtime, "
+        "else the reference runtime)",
+    )
     _runtime_cmd_options(p)
     p.add_argument(
         "--wide",
         action="store_true",
         help="print the matrix as one table however wide (default: tables of providers that fit 100 columns)",
+    )
+    p.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        default=bool(os.environ.get("CI")),
+        help="a missing cassette (a `missing` result) fails the run, exit 1 (default: on when the CI environment "
+        "variable is set)",
+    )
+    p.add_argument(
+        "--junit-xml", metavar="FILE", help="also write the results as JUnit XML (a test case per scenario × provider)"
     )
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
