@@ -235,10 +235,13 @@ def accept(scenario: Scenario, provider: str, cassette: Path, root: Path | None 
         part = outcome.get(key)
         if isinstance(part, dict):
             outcome[key] = {k: v for k, v in part.items() if k not in ("provider", "model")}
-    base = deep_merge(data.get("expected"), {})  # shared form, as the other providers see it
-    delta = minimal_override(base, outcome)
-    if delta != {}:
-        overrides[provider] = delta
+    if data.get("expected") is None and not overrides:  # a new scenario: the outcome is its expected form
+        data["expected"] = outcome
+    else:
+        base = deep_merge(data.get("expected"), {})  # shared form, as the other providers see it
+        delta = minimal_override(base, outcome)
+        if delta != {}:
+            overrides[provider] = delta
     if not overrides:
         data.pop("overrides")
     try:  # read the same by libyaml and the pure-Python loader, or not written at all
