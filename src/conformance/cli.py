@@ -69,12 +69,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_answer=args.runtime_max_answer,
     )
     ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name, layers=roots.layers)
-    try:
-        return _run(args, root, scenario_dir, ctx)
-    finally:
-        close = getattr(runtime, "close", None)
-        if callable(close):
-            close()
+    import tempfile
+
+    # hypothesis keeps its cache in .hypothesis/ of the working directory unless told otherwise
+    with tempfile.TemporaryDirectory(prefix="conformance-hypothesis-") as home:
+        own = "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ
+        if own:
+            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = home
+        try:
+            return _run(args, root, scenario_dir, ctx)
+        finally:
+            if own:
+                del os.environ["HYPOTHESIS_STORAGE_DIRECTORY"]
+            close = getattr(runtime, "close", None)
+            if callable(close):
+                close()
 
 
 def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> int:
@@ -158,7 +167,7 @@ def _print_failures(console: Console, matrix: Any) -> None:
                 lines.append(render_diff(res.diff))
             if res.traceback:
                 lines.append(res.traceback)
-            console.print(Text("\n".join(lines) + "\n"), highlight=False)
+            console.print(Text("\n".join(lines) + "\n"), highlight=False, soft_wrap=True)  # lines whole in a pipe
 
 
 def _runtime_cmd_options(p: argparse.ArgumentParser) -> None:
@@ -413,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConformanceError, OSError, UnicodeError) as exc:
         return _input_error(exc)
     except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted (Ctrl-C): nothing more was written", highlight=False)
         return 130
 
 
