@@ -88,6 +88,11 @@ def test_the_scaffolded_project_runs(
     assert main([*args, "--scenario", "my_greeting", "--scenario", "text_basic", "--no-progress", "--no-html"]) == 0
     out = capsys.readouterr().out
     assert "my_greeting" in out and "text" in out
+    import json
+
+    assert (
+        json.loads((proj / "reports" / "matrix.json").read_text())["runtime"] == "my_runtime"
+    )  # named, not my_runtime:make
 
 
 def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

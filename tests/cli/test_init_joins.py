@@ -84,4 +84,9 @@ def test_a_bare_run_in_the_project_runs_the_projects_roots_with_its_runtime(
     args = ["run", "--provider", "anthropic", "--scenario", "my_greeting", "--no-progress", "--no-html", "--no-real"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "my_runtime:make" in out and "my_greeting" in out
+    assert "my_greeting" in out
+    import json
+
+    assert (
+        json.loads((library / "reports" / "matrix.json").read_text())["runtime"] == "my_runtime"
+    )  # named, not my_runtime:make

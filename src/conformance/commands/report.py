@@ -70,6 +70,34 @@ def run(args: argparse.Namespace) -> int:
     return _gate(args, previous, matrix, path)
 
 
+def _common_providers(gate: Any, previous: Any, matrix: Any) -> Any:
+    """Runs over different provider sets: a warning naming the difference, and the gate over the
+    providers both runs have (a provider left out of a run is no regression of every one of its rows)."""
+    from dataclasses import replace
+
+    before, after = set(previous.providers), set(matrix.providers)
+    if before == after:
+        return gate
+    gone, new = ", ".join(sorted(before - after)) or "none", ", ".join(sorted(after - before)) or "none"
+    Console(stderr=True).print(
+        f"warning: the runs cover different providers (only in --previous: {gone}; only in --input: {new}); "
+        f"compared over the {len(before & after)} providers both have",
+        markup=False,
+        highlight=False,
+    )
+    both = before & after
+
+    def keep(changes: list[Any]) -> list[Any]:
+        return [c for c in changes if c.provider in both]
+
+    return replace(
+        gate,
+        regressions=keep(gate.regressions),
+        improvements=keep(gate.improvements),
+        still_failing=keep(gate.still_failing),
+    )
+
+
 def _gate(args: argparse.Namespace, previous: Any, matrix: Any, path: Path) -> int:
     """Print the per-scenario changes in the chosen format; exit 1 on a regression when asked."""
     from conformance.report.gate import (
@@ -81,7 +109,7 @@ def _gate(args: argparse.Namespace, previous: Any, matrix: Any, path: Path) -> i
         scenario_paths,
     )
 
-    gate = compare_runs(previous, matrix)
+    gate = _common_providers(compare_runs(previous, matrix), previous, matrix)
     if args.summary:
         with Path(args.summary).open("a", encoding="utf-8") as fh:
             fh.write(render_markdown(gate, base=args.previous))

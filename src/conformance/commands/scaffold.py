@@ -67,6 +67,8 @@ from conformance.runtime.reference import ReferenceRuntime
 class MyRuntime:
     """A runtime offering `decode` only."""
 
+    name = "my_runtime"  # how reports, badges and the published site name this runtime (e.g. "mylib 1.4")
+
     def __init__(self) -> None:
         self._stand_in = ReferenceRuntime()  # replace with your runtime
 
