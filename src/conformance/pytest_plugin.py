@@ -755,6 +755,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         real = sorted(from_json(real_json), key=lambda r: r.case.call.where)
     matrix = build_matrix(results, providers, ctx, scenario_dir=ctx.root / "scenarios", real=real)
+    matrix.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
     target = Path(out)
     matrix.save(target / "matrix.json")
     write_html(matrix, target)
