@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -88,8 +89,6 @@ def test_the_scaffolded_project_runs(
     assert main([*args, "--scenario", "my_greeting", "--scenario", "text_basic", "--no-progress", "--no-html"]) == 0
     out = capsys.readouterr().out
     assert "my_greeting" in out and "text" in out
-    import json
-
     assert (
         json.loads((proj / "reports" / "matrix.json").read_text())["runtime"] == "my_runtime"
     )  # named, not my_runtime:make

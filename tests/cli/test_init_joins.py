@@ -5,6 +5,7 @@ settings."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,26 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-
-PYPROJECT = """\
-[project]
-name = "mylib"
-version = "1.0"
-
-[tool.pytest.ini_options]
-markers = ["network: needs the network"]
-addopts = "--strict-markers"
-testpaths = ["tests"]
-"""
-
-LIB_TEST = """\
-import pytest
-
-
-@pytest.mark.network
-def test_the_library():
-    assert True
-"""
+from tests.cli.library import make_library
 
 
 def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -43,10 +25,7 @@ def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
-    (tmp_path / "tests" / "test_lib.py").write_text(LIB_TEST)
-    return tmp_path
+    return make_library(tmp_path)
 
 
 def test_init_adds_its_keys_to_the_pyproject_table_and_writes_no_pytest_ini(
@@ -85,8 +64,6 @@ def test_a_bare_run_in_the_project_runs_the_projects_roots_with_its_runtime(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "my_greeting" in out
-    import json
-
     assert (
         json.loads((library / "reports" / "matrix.json").read_text())["runtime"] == "my_runtime"
     )  # named, not my_runtime:make

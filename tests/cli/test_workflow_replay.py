@@ -12,40 +12,14 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from tests.cli.library import make_library
 from tests.cli.workflow_replay import Job, replay
-
-PYPROJECT = """\
-[project]
-name = "mylib"
-version = "1.0"
-
-[tool.pytest.ini_options]
-markers = ["network: needs the network"]
-addopts = "--strict-markers"
-testpaths = ["tests"]
-"""
-
-LIB_TEST = """\
-import pytest
-
-
-@pytest.mark.network
-def test_the_library():
-    assert True
-"""
 
 GREETING = "conformance/cassettes/anthropic/my_greeting.yaml"
 
 
-def _library(where: Path) -> Path:
-    (where / "tests").mkdir(parents=True)
-    (where / "pyproject.toml").write_text(PYPROJECT)
-    (where / "tests" / "test_lib.py").write_text(LIB_TEST)
-    return where
-
-
 def _project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    lib = _library(tmp_path / "lib")
+    lib = make_library(tmp_path / "lib")
     assert main(["init", str(lib), "--ci", "github"]) == 0
     capsys.readouterr()
     return lib
@@ -104,7 +78,7 @@ def test_a_result_already_failing_on_the_base_is_reported_not_fatal(project: Pat
 
 
 def test_a_first_pull_request_without_a_base_passes_with_a_notice(project: Path, tmp_path: Path) -> None:
-    base = _library(tmp_path / "base")  # the library before conformance was added
+    base = make_library(tmp_path / "base")  # the library before conformance was added
     workspace = tmp_path / "head"
     shutil.copytree(project, workspace)
     job = _gate(workspace, base)

@@ -124,6 +124,22 @@ REPLAY = (
     '          test "$status" -le 1'
 )
 
+DEPLOY = f"""\
+  deploy:
+    needs: {{needs}}
+    runs-on: ubuntu-latest
+    permissions:
+      pages: write
+      id-token: write
+    environment:
+      name: github-pages
+      url: ${{{{{{{{ steps.deployment.outputs.page_url }}}}}}}}
+    steps:
+      - id: deployment
+        uses: {ACTIONS["deploy-pages"]}
+"""
+"""The job deploying the site the job `needs` uploaded to GitHub Pages."""
+
 PULL_REQUEST = f"""\
 name: conformance
 on:
@@ -230,19 +246,7 @@ jobs:
       - uses: {ACTIONS["upload-pages-artifact"]}
         with:
           path: site
-  deploy:
-    needs: build
-    runs-on: ubuntu-latest
-    permissions:
-      pages: write
-      id-token: write
-    environment:
-      name: github-pages
-      url: ${{{{ steps.deployment.outputs.page_url }}}}
-    steps:
-      - id: deployment
-        uses: {ACTIONS["deploy-pages"]}
-"""
+{DEPLOY.format(needs="build")}"""
 
 FANOUT = f"""\
 # One job per runtime × library release (the CI system's job matrix), their matrix.json files
@@ -315,19 +319,7 @@ jobs:
         if: ${{{{ !cancelled() }}}}
         with:
           path: site
-  deploy:
-    needs: merge
-    runs-on: ubuntu-latest
-    permissions:
-      pages: write
-      id-token: write
-    environment:
-      name: github-pages
-      url: ${{{{ steps.deployment.outputs.page_url }}}}
-    steps:
-      - id: deployment
-        uses: {ACTIONS["deploy-pages"]}
-"""
+{DEPLOY.format(needs="merge")}"""
 
 PROJECT: dict[str, str] = {
     f"{ROOT}/conformance.yaml": MANIFEST,
