@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +21,6 @@ from rich.text import Text
 from conformance import __version__
 from conformance.capabilities import default_columns, get_profile, provider_names
 from conformance.commands.roots import add_root_option, resolve_roots
-from conformance.data import bundled_root
 from conformance.exceptions import ConformanceError, one_line
 from conformance.fileio import read_json_mended
 from conformance.runtime.loading import load_runtime
@@ -54,25 +54,36 @@ def _providers(arg: list[str] | None) -> list[str]:
 
 @command("run")
 def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.commands.project import project_settings
     from conformance.harness import HarnessContext
 
     roots = resolve_roots(args.root)
     root = roots.top
     scenario_dir = root / "scenarios"
+    spec = args.runtime or (None if args.runtime_cmd else project_settings().runtime)  # the project's, as pytest's
     runtime, runtime_name = load_runtime(
-        args.runtime,
+        spec,
         command=args.runtime_cmd,
         timeout=args.runtime_timeout,
         start_timeout=args.runtime_start_timeout,
         max_answer=args.runtime_max_answer,
     )
     ctx = HarnessContext(root=root, runtime=runtime, runtime_name=runtime_name, layers=roots.layers)
-    try:
-        return _run(args, root, scenario_dir, ctx)
-    finally:
-        close = getattr(runtime, "close", None)
-        if callable(close):
-            close()
+    import tempfile
+
+    # hypothesis keeps its cache in .hypothesis/ of the working directory unless told otherwise
+    with tempfile.TemporaryDirectory(prefix="conformance-hypothesis-") as home:
+        own = "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ
+        if own:
+            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = home
+        try:
+            return _run(args, root, scenario_dir, ctx)
+        finally:
+            if own:
+                del os.environ["HYPOTHESIS_STORAGE_DIRECTORY"]
+            close = getattr(runtime, "close", None)
+            if callable(close):
+                close()
 
 
 def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> int:
@@ -108,24 +119,33 @@ def _run(args: argparse.Namespace, root: Path, scenario_dir: Path, ctx: Any) -> 
 
         real = judge_all(ctx, providers)
     matrix = build_matrix(results, providers, ctx, scenario_dir=scenario_dir, real=real)
-    out = Path(args.out)
-    # reports go beside the project; with the bundled data (an installed package), in the current folder
-    out = out if out.is_absolute() else (Path.cwd() if root == bundled_root() else root) / out
+    out = Path(args.out)  # relative to the working directory, as every path option of every command is
     matrix.save(out / "matrix.json")
     console.print(MatrixTable(matrix, width=None if args.wide else WIDTH))
     if args.show_diff:
         _print_failures(console, matrix)
-    console.print(f"wrote {ctx.rel(out / 'matrix.json')}")
+    console.print(f"wrote {out / 'matrix.json'}", markup=False, highlight=False)
     faulted = sum(1 for r in results if PROGRAM_FAULT in r.reason)
     if faulted:
         console.print(
             f"the runtime program failed {faulted} row{'s' if faulted != 1 else ''} (crash, hang or bad output)"
         )
+    missing = [r for c in matrix.cells for r in c.results if r.verdict == "missing"]
+    if missing and args.strict:
+        for res in missing:
+            line = f"strict: {res.scenario}[{res.provider}] missing: {res.reason}"
+            console.print(line, markup=False, highlight=False)
+    if args.junit_xml:
+        from conformance.report.junit import write_junit
+
+        console.print(f"wrote {write_junit(matrix, Path(args.junit_xml))}", markup=False, highlight=False)
     if args.html:
         from conformance.report.html import write_html
 
-        console.print(f"wrote {ctx.rel(write_html(matrix, out))}")
-    return 1 if matrix.failed() else 0
+        console.print(f"wrote {write_html(matrix, out)}", markup=False, highlight=False)
+    if matrix.failed() and not args.show_diff:
+        console.print("run again with --show-diff to print each failing scenario's differences", highlight=False)
+    return 1 if matrix.failed() or (missing and args.strict) else 0
 
 
 def _print_failures(console: Console, matrix: Any) -> None:
@@ -147,7 +167,7 @@ def _print_failures(console: Console, matrix: Any) -> None:
                 lines.append(render_diff(res.diff))
             if res.traceback:
                 lines.append(res.traceback)
-            console.print(Text("\n".join(lines) + "\n"), highlight=False)
+            console.print(Text("\n".join(lines) + "\n"), highlight=False, soft_wrap=True)  # lines whole in a pipe
 
 
 def _runtime_cmd_options(p: argparse.ArgumentParser) -> None:
@@ -292,13 +312,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", action="append", help=f"only this provider (repeatable; known: {known})")
     p.add_argument("--scenario", action="append", help="only this scenario id (repeatable)")
     add_root_option(p)
-    p.add_argument("--out", default="reports", help="where matrix.json is written (default: reports/)")
-    p.add_argument("--runtime", help="runtime under test as package.module:factory (default: the reference runtime)")
+    p.add_argument(
+        "--out", default="reports", help="where matrix.json is written, from the working directory (default: reports/)"
+    )
+    p.add_argument(
+        "--runtime",
+        help="runtime under test as package.module:factory (default: the project's conformance_runtime, "
+        "else the reference runtime)",
+    )
     _runtime_cmd_options(p)
     p.add_argument(
         "--wide",
         action="store_true",
         help="print the matrix as one table however wide (default: tables of providers that fit 100 columns)",
+    )
+    p.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        default=bool(os.environ.get("CI")),
+        help="a missing cassette (a `missing` result) fails the run, exit 1 (default: on when the CI environment "
+        "variable is set)",
+    )
+    p.add_argument(
+        "--junit-xml", metavar="FILE", help="also write the results as JUnit XML (a test case per scenario × provider)"
     )
     p.add_argument("--no-html", dest="html", action="store_false", help="skip the HTML report (index.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
@@ -387,6 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConformanceError, OSError, UnicodeError) as exc:
         return _input_error(exc)
     except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted (Ctrl-C): nothing more was written", highlight=False)
         return 130
 
 

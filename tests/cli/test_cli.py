@@ -55,11 +55,14 @@ def test_encode_mends_lone_surrogates_as_repair_does(tmp_path: Path, capsys: pyt
     assert repaired["messages"][0]["content"][0]["text"] == "cut \ufffd here"
 
 
-def test_run_writes_the_matrix_and_exits_by_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_writes_the_matrix_and_exits_by_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
     args = ["run", "--root", str(root), "--provider", "anthropic", "--provider", "openai", "--no-html"]
     assert main(args) == 0
-    matrix = json.loads((root / "reports/matrix.json").read_text())
+    matrix = json.loads((tmp_path / "reports/matrix.json").read_text())  # from the working directory
     assert matrix["counts"] == {
         "pass": 1,
         "fail": 0,
@@ -135,6 +138,7 @@ def test_run_judges_the_real_traffic_unless_told_not_to(
 ) -> None:
     root = make_project(tmp_path)
     args = ["run", "--root", str(root), "--provider", "anthropic", "--provider", "fireworks", "--no-html"]
+    args += ["--out", str(root / "reports")]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "real traffic: 144 calls, 144 pass" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from conformance.cli import main
 from tests.cli.workflow_lint import lint_workflow
 
-WORKFLOWS = ("conformance.yml", "record.yml", "publish.yml")
+WORKFLOWS = ("conformance.yml", "record.yml", "publish.yml", "fanout.yml")
 
 
 def _init(target: Path, *extra: str) -> int:
@@ -33,14 +34,14 @@ def test_init_writes_a_project_and_the_workflows(tmp_path: Path, capsys: pytest.
 def test_init_never_overwrites_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()
-    (proj / "pytest.ini").write_text("[pytest]\n# mine\n")
+    (proj / "my_runtime.py").write_text("# mine\n")
     assert _init(proj) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "pytest.ini" in err and "--force" in err
-    assert (proj / "pytest.ini").read_text() == "[pytest]\n# mine\n"
-    assert not (proj / "my_runtime.py").exists()  # nothing written at all
+    assert len(err.splitlines()) == 1 and "my_runtime.py" in err and "--force" in err
+    assert (proj / "my_runtime.py").read_text() == "# mine\n"
+    assert not (proj / "pytest.ini").exists()  # nothing written at all
     assert _init(proj, "--force") == 0
-    assert "conformance_root" in (proj / "pytest.ini").read_text()
+    assert "def make" in (proj / "my_runtime.py").read_text()
 
 
 def test_the_scaffolded_project_runs(
@@ -88,6 +89,9 @@ def test_the_scaffolded_project_runs(
     assert main([*args, "--scenario", "my_greeting", "--scenario", "text_basic", "--no-progress", "--no-html"]) == 0
     out = capsys.readouterr().out
     assert "my_greeting" in out and "text" in out
+    assert (
+        json.loads((proj / "reports" / "matrix.json").read_text())["runtime"] == "my_runtime"
+    )  # named, not my_runtime:make
 
 
 def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -74,3 +74,38 @@ def test_record_runtime_option_is_loaded(
     code = main(["record", "--provider", "anthropic", "--root", str(root), "--runtime", "no_such_module:make"])
     assert code == 2
     assert "no_such_module" in capsys.readouterr().err
+
+
+def _answer(status: int) -> httpx.MockTransport:
+    body = _BODY if status == 200 else {"type": "error", "error": {"type": "not_found_error", "message": "Not Found"}}
+    return httpx.MockTransport(
+        lambda _: httpx.Response(status, json=body, headers={"content-type": "application/json"})
+    )
+
+
+def test_a_404_never_replaces_a_200_cassette_unless_told(tmp_path: Path) -> None:
+    """Recording against a wrong base URL: the cassettes stay, the report says why, the command exits 1."""
+    assert main(["init", str(tmp_path)]) == 0
+    root = tmp_path / "conformance"
+    cassette = root / "cassettes" / "anthropic" / "my_greeting.yaml"
+    before = cassette.read_text()
+    env = {"ANTHROPIC_API_KEY": "sk-test-not-a-key"}
+    args = {"mode": "all", "scenario_ids": ["my_greeting"], "env": env, "layers": (root,)}
+    report = record(root, "anthropic", transport=_answer(404), **args)  # type: ignore[arg-type]
+    assert report.recorded == [] and "my_greeting" in report.refused
+    assert "404" in report.refused["my_greeting"] and "200" in report.refused["my_greeting"]
+    assert cassette.read_text() == before
+    report = record(root, "anthropic", transport=_answer(404), allow_status_change=True, **args)  # type: ignore[arg-type]
+    assert report.recorded == ["my_greeting"] and "404" in cassette.read_text()
+
+
+def test_own_records_only_the_projects_scenarios_not_the_bundled_ones(tmp_path: Path) -> None:
+    from conformance.commands.roots import resolve_roots
+    from conformance.harness.record import recordable
+
+    assert main(["init", str(tmp_path)]) == 0
+    roots = resolve_roots([str(tmp_path / "conformance")])
+    everything = recordable(roots.top, "anthropic", None, roots.layers)
+    own = recordable(roots.top, "anthropic", None, roots.layers, own=True)
+    assert len(everything) > 10
+    assert [s.id for s in own] == ["my_greeting"]

@@ -23,7 +23,10 @@ def _cassette(tmp_path: Path, meta: str) -> str:
 def test_wire_sources(tmp_path: Path) -> None:
     assert wire_source(None, ROOT) is None
     assert wire_source("corpus/openai/chat/x.yaml", ROOT) == "recorded: corpus/openai/chat/x.yaml"
-    assert wire_source(_cassette(tmp_path, "  recorded: '2026-11-01'"), ROOT).startswith("recorded: ")
+    assert wire_source(_cassette(tmp_path, "  recorded: '2026-11-01'\n  source: recorded"), ROOT).startswith(
+        "recorded: "
+    )
+    assert wire_source(_cassette(tmp_path, "  recorded: '2026-11-01'"), ROOT) == NO_SOURCE  # a date alone: by hand
     assert wire_source(_cassette(tmp_path, "  authored: '2026-11-01'\n  source: by hand"), ROOT) == NO_SOURCE
     cited = _cassette(
         tmp_path,

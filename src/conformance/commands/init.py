@@ -42,7 +42,8 @@ def _writable(target: Path, rel: str, *, force: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance.commands.scaffold import GITHUB, PROJECT, ROOT
+    from conformance.commands.project import PytestConfig, join, pytest_config, settings_lines
+    from conformance.commands.scaffold import GITHUB, PROJECT, ROOT, RUNTIME
     from conformance.data import bundled_root
     from conformance.fileio import atomic_write
     from conformance.harness.sync import sync_requests
@@ -50,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
 
     target = Path(args.dir)
     files = {**PROJECT, **(GITHUB if args.ci == "github" else {})}
+    existing = pytest_config(target)  # the project's own pytest configuration: joined, never shadowed
+    pyproject = target / "pyproject.toml"
+    if existing is not None or pyproject.is_file():
+        del files["pytest.ini"]
     for rel in files:  # every path checked before anything is written
         _writable(target, rel, force=args.force)
     for rel, text in files.items():
@@ -57,8 +62,24 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, text)
         print(f"wrote {path}")
+    if existing is not None:
+        where = f"{existing.path} [{existing.section}]"
+        if added := join(existing, ROOT, RUNTIME):
+            print(f"added to {where}: " + "; ".join(added))
+        else:
+            print(
+                f"{where} already configures conformance, or has no plain [{existing.section}] line; it needs: "
+                + "; ".join(settings_lines(existing, ROOT, RUNTIME))
+            )
+    elif pyproject.is_file():  # a project without pytest configuration: a table of its own in pyproject.toml
+        text = pyproject.read_text(encoding="utf-8")
+        lines = settings_lines(PytestConfig(pyproject, "tool.pytest.ini_options"), ROOT, RUNTIME)
+        table = "\n[tool.pytest.ini_options]\n" + "".join(f"{line}\n" for line in lines)
+        atomic_write(pyproject, text + ("" if text.endswith("\n") or not text else "\n") + table)
+        print(f"added to {pyproject}: [tool.pytest.ini_options] " + "; ".join(lines))
     root = (target / ROOT).resolve()
     stack_roots([root], bundled_root())
     sync_requests(root, providers=["anthropic"], only=None, write=True, out=io.StringIO())
-    print(f"next: cd {target} && pytest -m provider   (or: conformance run --root {ROOT} --runtime my_runtime:make)")
+    own = "pytest.ini" not in files
+    print(f"next: cd {target} && pytest -m provider{f' {ROOT}/scenarios' if own else ''}   (or: conformance run)")
     return 0

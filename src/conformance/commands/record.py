@@ -29,6 +29,17 @@ def add_parser(sub: Any) -> None:
         "--runtime",
         help="runtime judging which cells fail for --record-failing, as package.module:factory (default: reference)",
     )
+    p.add_argument(
+        "--own",
+        action="store_true",
+        help="only the scenarios of the last --root itself, not those of the layers under it or the bundled data",
+    )
+    p.add_argument(
+        "--allow-status-change",
+        action="store_true",
+        help="write a recording whose status class differs from the cassette's (e.g. a 404 over a 200); "
+        "without it such a recording is refused and the command exits 1",
+    )
     add_root_option(p, writes="cassettes and accepted outcomes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown only on a terminal, not in CI)")
     p.set_defaults(func=run)
@@ -46,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     runtime, runtime_name = load_runtime(args.runtime) if args.runtime else (None, None)
     console = Console(stderr=True)
     enabled = wanted(console, disabled=args.no_progress)
-    total = len(recordable(root, args.provider, args.scenario, roots.layers)) if enabled else 0
+    total = len(recordable(root, args.provider, args.scenario, roots.layers, own=args.own)) if enabled else 0
     with progress(console, total, f"recording {args.provider}", enabled=enabled) as bar:
         report = record(
             root,
@@ -62,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             runtime=runtime,
             runtime_name=runtime_name,
             layers=roots.layers,
+            own=args.own,
+            allow_status_change=args.allow_status_change,
         )
     for message in report.skipped:
         print(f"skipped: {message}")
@@ -72,4 +85,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{sid}: the normalized outcome changed:\n{change}")
     if report.drift and not args.accept:
         print("\nReview the drift; expected forms change only with --accept.")
-    return 0
+    for message in report.refused.values():
+        print(f"refused: {message}")
+    return 1 if report.refused else 0

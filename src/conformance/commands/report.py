@@ -27,6 +27,17 @@ def add_parser(sub: Any) -> None:
         help="with --previous: how regressions and improvements are printed (github: workflow annotations)",
     )
     p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the project root the run read, relative to the working directory: annotations and the summary name "
+        "scenario files under it (e.g. conformance/scenarios/…; default: as the run recorded them, from its root)",
+    )
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help='with --previous: append the gate as Markdown to FILE (e.g. "$GITHUB_STEP_SUMMARY")',
+    )
+    p.add_argument(
         "--compare",
         nargs="+",
         metavar="MATRIX",
@@ -59,15 +70,56 @@ def run(args: argparse.Namespace) -> int:
     return _gate(args, previous, matrix, path)
 
 
+def _common_providers(gate: Any, previous: Any, matrix: Any) -> Any:
+    """Runs over different provider sets: a warning naming the difference, and the gate over the
+    providers both runs have (a provider left out of a run is no regression of every one of its rows)."""
+    from dataclasses import replace
+
+    before, after = set(previous.providers), set(matrix.providers)
+    if before == after:
+        return gate
+    gone, new = ", ".join(sorted(before - after)) or "none", ", ".join(sorted(after - before)) or "none"
+    Console(stderr=True).print(
+        f"warning: the runs cover different providers (only in --previous: {gone}; only in --input: {new}); "
+        f"compared over the {len(before & after)} providers both have",
+        markup=False,
+        highlight=False,
+    )
+    both = before & after
+
+    def keep(changes: list[Any]) -> list[Any]:
+        return [c for c in changes if c.provider in both]
+
+    return replace(
+        gate,
+        regressions=keep(gate.regressions),
+        improvements=keep(gate.improvements),
+        still_failing=keep(gate.still_failing),
+    )
+
+
 def _gate(args: argparse.Namespace, previous: Any, matrix: Any, path: Path) -> int:
     """Print the per-scenario changes in the chosen format; exit 1 on a regression when asked."""
-    from conformance.report.gate import compare_runs, github_annotations, render_json, render_text, scenario_paths
+    from conformance.report.gate import (
+        compare_runs,
+        github_annotations,
+        render_json,
+        render_markdown,
+        render_text,
+        scenario_paths,
+    )
 
-    gate = compare_runs(previous, matrix)
+    gate = _common_providers(compare_runs(previous, matrix), previous, matrix)
+    if args.summary:
+        with Path(args.summary).open("a", encoding="utf-8") as fh:
+            fh.write(render_markdown(gate, base=args.previous))
     if args.format == "json":
         sys.stdout.write(render_json(gate) + "\n")
     elif args.format == "github":
-        for line in github_annotations(gate, scenario_paths(matrix)):
+        paths = scenario_paths(matrix)
+        if args.root:  # the annotation lands on the file as the repository names it
+            paths = {k: v if Path(v).is_absolute() else (Path(args.root) / v).as_posix() for k, v in paths.items()}
+        for line in github_annotations(gate, paths):
             sys.stdout.write(line + "\n")
     else:
         console = Console()

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT_HELP = (
-    "project root holding scenarios/ and cassettes/ (default: . with a scenarios/, else the bundled ones); "
+    "project root holding scenarios/ and cassettes/ (default: the project's conformance_root in pyproject.toml "
+    "or its pytest configuration, else . with a scenarios/, else the bundled ones); "
     "repeatable, each layered over the ones before it (and over the bundled data when its conformance.yaml "
     "says bundled: true)"
 )
@@ -40,10 +41,14 @@ class Roots:
 
 
 def resolve_roots(given: list[str] | None) -> Roots:
-    """The roots `--root` names (none: `.` with a scenarios/, else the bundled data), stacked."""
+    """The roots `--root` names (none: the project's configured roots, else `.` with a scenarios/,
+    else the bundled data), stacked."""
+    from conformance.commands.project import project_settings
     from conformance.data import bundled_root, default_root
     from conformance.scenarios import stack_roots
 
+    configured = [str(r) for r in project_settings().roots] if not given else []
+    given = given or configured or None
     roots = [default_root(g) for g in given] if given else [default_root(None)]
     layers = stack_roots(roots, bundled_root())
     return Roots(roots[-1], layers if len(layers) > 1 else ())

@@ -11,7 +11,14 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help="answer like each provider from the cassettes, on loopback, with fault injection")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--host", default="127.0.0.1", choices=["127.0.0.1", "localhost", "::1"])
-    p.add_argument("--cassettes", default="cassettes", help="cassette directory (default: cassettes/)")
+    p.add_argument(
+        "--cassettes",
+        default=None,
+        help="cassette directory (default: ./cassettes/ when there is one, else the --root's cassettes/)",
+    )
+    from conformance.commands.roots import add_root_option
+
+    add_root_option(p)
     p.add_argument("--chunk-size", type=int, default=64, help="bytes per streamed chunk (default: 64)")
     p.add_argument("--delay", type=float, default=0.0, help="seconds between chunks (default: 0)")
     p.add_argument(
@@ -37,11 +44,22 @@ def _environment_keys() -> tuple[str, ...]:
     return tuple(sorted({os.environ[n].strip() for n in names if os.environ.get(n, "").strip()}))
 
 
+def _cassettes(args: argparse.Namespace) -> Path:
+    """`--cassettes`, else ./cassettes/, else the top root's (`--root`, the project's, or the bundled data)."""
+    from conformance.commands.roots import resolve_roots
+
+    if args.cassettes:
+        return Path(args.cassettes)
+    if not args.root and Path("cassettes").is_dir():
+        return Path("cassettes")
+    return resolve_roots(args.root).top / "cassettes"
+
+
 def run(args: argparse.Namespace) -> int:
     from conformance.emulator import Fault, Settings, base_urls, serve
     from conformance.exceptions import InputError
 
-    directory = Path(args.cassettes)
+    directory = _cassettes(args)
     if not directory.is_dir():
         raise InputError("no such cassette directory", where=str(directory))
     settings = Settings(

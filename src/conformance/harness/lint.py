@@ -17,6 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
@@ -81,6 +82,8 @@ def lint_file(path: Path, referenced: dict[Path, int] | None, catalogued: bool |
         elif (why := header_credential(name, value)) is not None:
             needle = name if "header name" in why else value.strip()[:24]
             findings.append(Finding(path, line_of(needle), "secret", why))
+    # a corpus recording (catalogued) is real traffic as the server sent it, mislabelled bodies included
+    findings += [Finding(path, line_of(f"{s}:"), "body", m) for s, m in _body_findings(cassette, catalogued is None)]
     if catalogued is not None:
         if not catalogued:
             findings.append(Finding(path, 1, "unreferenced", "not in the corpus catalog (catalog.json)"))
@@ -98,6 +101,43 @@ def lint_file(path: Path, referenced: dict[Path, int] | None, catalogued: bool |
                 )
             )
     return findings
+
+
+NO_BODY = frozenset({202, 204, 205, 304})
+"""Statuses whose answer may carry no body whatever its content type says."""
+
+
+def _body_findings(cassette: Any, wanted: bool = True) -> list[tuple[str, str]]:
+    """(side, message) for each body that does not parse as its content type says (none unless `wanted`)."""
+    out: list[tuple[str, str]] = []
+    if not wanted:
+        return out
+    for n, it in enumerate(cassette.interactions, 1):
+        for side, headers, body in (
+            ("request", it.request.headers, it.request.body),
+            ("response", it.response.headers, None if it.response.status in NO_BODY else it.response.body),
+        ):
+            if (why := _body_problem(headers, body, side)) is not None:
+                out.append((side, f"interaction {n}: the {side} {why}"))
+    return out
+
+
+def _body_problem(headers: dict[str, list[str]], body: bytes | None, side: str) -> str | None:
+    """Why a body does not parse as its `content-type` says (JSON types only: `application/json`,
+    `*+json`), or None. An absent request body is allowed (a cassette may leave the request out)."""
+    types = [v for k, vs in headers.items() if k.lower() == "content-type" for v in vs]
+    kind = types[0].split(";")[0].strip().lower() if types else ""
+    if not (kind == "application/json" or kind.endswith("+json")):
+        return None
+    if body is None:  # an absent request body (a cassette may leave it out), or a status without one
+        return None
+    if not body or not body.strip():
+        return f"says {kind} but its body is empty"
+    try:
+        json.loads(body)
+    except ValueError as exc:
+        return f"says {kind} but its body is not JSON ({exc.__class__.__name__}: {str(exc).splitlines()[0][:80]})"
+    return None
 
 
 def referenced_cassettes(root: Path, layers: tuple[Path, ...] = ()) -> dict[Path, int]:

@@ -108,6 +108,21 @@ def _batches(pairs: Sequence[Pair]) -> list[list[int]]:
     return [*heavy.values(), *(light[k : k + BATCH] for k in range(0, len(light), BATCH))]
 
 
+def _leave_interrupts_to_the_parent() -> None:
+    """In a worker: Ctrl-C reaches the whole process group; the parent stops the workers."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Terminate the workers and drop the queued batches."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor exposes no other handle
+    for process in processes:
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def run_parallel(
     pairs: list[Pair],
     ctx: HarnessContext,
@@ -119,21 +134,31 @@ def run_parallel(
     global _WORK
     out: list[ScenarioResult | None] = [None] * len(pairs)
     _WORK = (pairs, ctx)
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=_leave_interrupts_to_the_parent
+    )
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            pending: set[Future[Batch]] = {pool.submit(_run_batch, batch) for batch in _batches(pairs)}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results, metas = future.result()
-                    for rel, meta in metas.items():  # so the report's provenance reads no cassette again
-                        prime("cassette_meta", ctx.root / rel, meta)
-                    for i, res in results:
-                        out[i] = res
-                        if on_result is not None:
-                            on_result(res)
+        pending: set[Future[Batch]] = {pool.submit(_run_batch, batch) for batch in _batches(pairs)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                results, metas = future.result()
+                for rel, meta in metas.items():  # so the report's provenance reads no cassette again
+                    prime("cassette_meta", ctx.root / rel, meta)
+                for i, res in results:
+                    out[i] = res
+                    if on_result is not None:
+                        on_result(res)
+        pool.shutdown()
+    except KeyboardInterrupt:  # Ctrl-C: stop the workers now instead of letting them finish the queue
+        _stop(pool)
+        raise
     except BrokenProcessPool as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
         raise WorkerCrashedError(f"a worker process died: {exc}; run again with --jobs 1 to see which check") from None
+    except Exception:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     finally:
         _WORK = None
     return [res for res in out if res is not None]

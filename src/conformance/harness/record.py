@@ -70,6 +70,9 @@ class RecordReport:
     skipped: list[str] = field(default_factory=list)
     drift: dict[str, str] = field(default_factory=dict)
     """Scenario → the change in its normalized outcome against the previous cassette."""
+    refused: dict[str, str] = field(default_factory=dict)
+    """Scenario → why its new recording was not written (an answer of another status class than the
+    cassette's: a 404 from a wrong base URL never replaces a 200 unless told to)."""
 
 
 @cache
@@ -128,6 +131,7 @@ def record_scenario(
     transport: httpx.BaseTransport | None,
     today: date,
     report: RecordReport,
+    allow_status_change: bool = False,
 ) -> None:
 
     path = scenario.cassette_path(profile.name, root)  # the one in use, in whichever layer has it
@@ -187,7 +191,15 @@ def record_scenario(
         ],
     )
     if path.is_file():
-        before, after = _outcome(profile.name, load_cassette(path)), _outcome(profile.name, new)
+        old = load_cassette(path)
+        was = old.interactions[0].response.status if old.interactions else None
+        if was is not None and was // 100 != response.status_code // 100 and not allow_status_change:
+            report.refused[scenario.id] = (
+                f"{scenario.id}: the provider answered {response.status_code} where the cassette holds {was}; "
+                f"kept {path} (check the base URL and key, or record with --allow-status-change)"
+            )
+            return
+        before, after = _outcome(profile.name, old), _outcome(profile.name, new)
         changes = diff(before, after)
         if changes:
             report.drift[scenario.id] = render_diff(changes)
@@ -231,10 +243,13 @@ def accept(scenario: Scenario, provider: str, cassette: Path, root: Path | None 
         part = outcome.get(key)
         if isinstance(part, dict):
             outcome[key] = {k: v for k, v in part.items() if k not in ("provider", "model")}
-    base = deep_merge(data.get("expected"), {})  # shared form, as the other providers see it
-    delta = minimal_override(base, outcome)
-    if delta != {}:
-        overrides[provider] = delta
+    if data.get("expected") is None and not overrides:  # a new scenario: the outcome is its expected form
+        data["expected"] = outcome
+    else:
+        base = deep_merge(data.get("expected"), {})  # shared form, as the other providers see it
+        delta = minimal_override(base, outcome)
+        if delta != {}:
+            overrides[provider] = delta
     if not overrides:
         data.pop("overrides")
     try:  # read the same by libyaml and the pure-Python loader, or not written at all
@@ -245,12 +260,21 @@ def accept(scenario: Scenario, provider: str, cassette: Path, root: Path | None 
 
 
 def recordable(
-    root: Path, provider: str, scenario_ids: list[str] | None = None, layers: tuple[Path, ...] = ()
+    root: Path,
+    provider: str,
+    scenario_ids: list[str] | None = None,
+    layers: tuple[Path, ...] = (),
+    *,
+    own: bool = False,
 ) -> list[Scenario]:
     """The scenarios `record` would visit for `provider` (recorded checks, not declared unsupported),
-    from every layer when `layers` (bottom first, `root` on top) are given."""
+    from every layer when `layers` (bottom first, `root` on top) are given; with `own`, only the
+    scenarios whose file is in `root` (a project's own, not the ones it layers over)."""
     out = []
+    top = root.resolve()
     for scenario in load_layered(layers or (root,), only=scenario_ids):
+        if own and not scenario.path.resolve().is_relative_to(top):
+            continue
         entry = scenario.entry(provider)
         if scenario.check in RECORDED_CHECKS and not (entry is not None and entry.unsupported):
             out.append(scenario)
@@ -275,6 +299,8 @@ def record(
     runtime: Any = None,
     runtime_name: str | None = None,
     layers: tuple[Path, ...] = (),
+    own: bool = False,
+    allow_status_change: bool = False,
 ) -> RecordReport:
     """Record `provider`'s cassettes; `on_start`/`on_done` are told each scenario id (for a progress bar).
 
@@ -283,7 +309,9 @@ def record(
     kept or replaced by one in `root`, a lower layer's scenario is copied into `root` to be changed.
 
     Without a key the provider is skipped (reported), or with `require_keys` refused (`MissingKeyError`).
-    `only_failing` judges the cells with `runtime` (default: the reference runtime)."""
+    `only_failing` judges the cells with `runtime` (default: the reference runtime). `own`: only the
+    scenarios of `root` itself. A new answer of another status class than the cassette's is not
+    written (`report.refused`) unless `allow_status_change`."""
     if mode not in RECORD_MODES:
         raise InputError(f"record mode must be one of {', '.join(RECORD_MODES)}", where="--record-mode")
     if mode == "none":
@@ -298,7 +326,7 @@ def record(
             raise
         report.skipped.append(str(exc))
         return report
-    scenarios = recordable(root, provider, scenario_ids, layers)
+    scenarios = recordable(root, provider, scenario_ids, layers, own=own)
     if only_failing:
         from conformance.harness import HarnessContext, run_check
 
@@ -319,6 +347,7 @@ def record(
             transport=transport,
             today=today or date.today(),
             report=report,
+            allow_status_change=allow_status_change,
         )
         if accept_outcomes and scenario.id in report.recorded:
             accept(scenario, provider, root / scenario.cassette_rel(provider), root)

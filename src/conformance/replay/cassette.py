@@ -172,12 +172,15 @@ def cassette_evidence(meta: dict[str, Any]) -> Evidence:
     """`recorded` only when the cassette says it was recorded from the live provider; `emulated`
     when it was recorded from a server on this machine (the emulator, a local echo server: `meta`
     says `source: emulated`, or names a loopback `address` or `host` contacted); anything written
-    by hand or without a word about it is `authored`."""
+    by hand or without a word about it is `authored` — a `recorded:` date alone included: a recording
+    names what it contacted (`source`, `host` or `address`, as `conformance record` writes them)."""
     if not meta.get("recorded") or meta.get("authored"):
         return "authored"
     if meta.get("source") == "emulated" or is_loopback(meta.get("address")) or is_loopback(meta.get("host")):
         return "emulated"
-    return "recorded"
+    if meta.get("source") == "recorded" or meta.get("host") or meta.get("address"):
+        return "recorded"
+    return "authored"
 
 
 def cassette_meta(path: Path) -> dict[str, Any]:

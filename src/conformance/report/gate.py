@@ -9,7 +9,7 @@ gate counts scenarios, and names the provider of each."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from conformance.report.matrix import Matrix, Verdict
 from conformance.report.regress import RANK
@@ -42,6 +42,8 @@ class GateReport:
 
     regressions: list[ScenarioChange]
     improvements: list[ScenarioChange]
+    still_failing: list[ScenarioChange] = field(default_factory=list)
+    """Results failing (or erring) in both runs: reported, never a regression."""
 
     def to_json(self) -> dict[str, object]:
         """The `--format json` document."""
@@ -78,6 +80,7 @@ def compare_runs(previous: Matrix, current: Matrix) -> GateReport:
     before, after = _results(previous, real=real), _results(current, real=real)
     worse: list[ScenarioChange] = []
     better: list[ScenarioChange] = []
+    still: list[ScenarioChange] = []
     for key, (feature, old, _) in before.items():
         now = after.get(key)
         if now is None:
@@ -85,14 +88,19 @@ def compare_runs(previous: Matrix, current: Matrix) -> GateReport:
                 worse.append(ScenarioChange(key[0], key[1], feature, old, None, "no longer in the run"))
             continue
         new, reason = now[1], now[2]
-        if RANK[new] > RANK[old]:
+        if new in RED and old in RED and RANK[new] <= RANK[old]:
+            still.append(ScenarioChange(key[0], key[1], now[0], old, new, reason.splitlines()[0] if reason else ""))
+        elif RANK[new] > RANK[old]:
             worse.append(ScenarioChange(key[0], key[1], now[0], old, new, reason.splitlines()[0] if reason else ""))
         elif RANK[new] < RANK[old]:
             better.append(ScenarioChange(key[0], key[1], now[0], old, new))
     for key, (feature, new, _) in after.items():
         if key not in before and new == "pass":
             better.append(ScenarioChange(key[0], key[1], feature, None, new))
-    return GateReport(sorted(worse, key=_order), sorted(better, key=_order))
+    return GateReport(sorted(worse, key=_order), sorted(better, key=_order), sorted(still, key=_order))
+
+
+RED: tuple[Verdict, ...] = ("fail", "error")
 
 
 def _order(change: ScenarioChange) -> tuple[str, str]:
@@ -109,7 +117,8 @@ def _escape_annotation(text: str, *, property_: bool = False) -> str:
 
 def github_annotations(report: GateReport, scenario_paths: dict[str, str] | None = None) -> list[str]:
     """One `::error` line per regression and one `::notice` per improvement (GitHub Actions workflow
-    commands), each with the scenario file when known so the annotation lands on it."""
+    commands), each with the scenario file when known so the annotation lands on it. Results failing
+    in both runs are not annotated (the summary and the text format list them)."""
     paths = scenario_paths or {}
     lines: list[str] = []
     for kind, verb, changes in (
@@ -129,6 +138,7 @@ def render_text(report: GateReport) -> list[str]:
     """Plain lines (no markup: ids in brackets print as they are)."""
     lines = [f"regressed: {c}" + (f" — {c.reason}" if c.reason else "") for c in report.regressions]
     lines += [f"improved: {c}" for c in report.improvements]
+    lines += [f"already failing: {c}" + (f" — {c.reason}" if c.reason else "") for c in report.still_failing]
     n, m = len(report.regressions), len(report.improvements)
     lines.append(
         f"{n} scenario result{'s' if n != 1 else ''} regressed, {m} improved"
@@ -136,6 +146,29 @@ def render_text(report: GateReport) -> list[str]:
         else "no scenario result regressed or improved"
     )
     return lines
+
+
+def render_markdown(report: GateReport, *, base: str = "the base") -> str:
+    """The gate as Markdown, for a CI step summary (`$GITHUB_STEP_SUMMARY`)."""
+    n, m, k = len(report.regressions), len(report.improvements), len(report.still_failing)
+    lines = [
+        "## conformance release gate",
+        "",
+        f"Against {base}: **{n} regressed**, {m} improved, {k} already failing there (reported, not fatal).",
+    ]
+    for title, changes in (
+        ("Regressed", report.regressions),
+        ("Improved", report.improvements),
+        ("Already failing on the base", report.still_failing),
+    ):
+        if changes:
+            lines += ["", f"### {title}", "", "| result | feature | before | after | reason |", "|---|---|---|---|---|"]
+            lines += [
+                f"| `{c.label}` | {c.feature} | {c.before or 'absent'} | {c.after or 'absent'} | "
+                f"{c.reason.replace('|', '/')} |"
+                for c in changes
+            ]
+    return "\n".join(lines) + "\n"
 
 
 def render_json(report: GateReport) -> str:

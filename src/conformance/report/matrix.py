@@ -195,6 +195,8 @@ class Matrix(BaseModel):
     """Scenario results that say it did not do something: `missing` values, rows `not_offered`."""
     declaration: dict[str, Any] | None = None
     """What the runtime under test declared it offers (`runtime.protocol.Declaration`), when it did."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C) before every check ran: the results are partial."""
     real_traffic: list[RealColumn] | None = None
     """Per column, the real generation calls of the shipped corpus judged in this run (and the
     columns no real call reads, `authored_only`); None when the run left real traffic out."""

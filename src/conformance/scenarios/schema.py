@@ -135,6 +135,24 @@ class ScenarioFile(BaseModel):
             raise ValueError("policy_settings is for basis: policy rows")
         return self
 
+    @field_validator("applies_to", "providers", "overrides")
+    @classmethod
+    def _known_providers(cls, value: Any) -> Any:
+        """A provider name anywhere in the scenario is one the harness knows: a mistyped one would
+        silently drop the scenario's row (`applies_to`) or its entry or override."""
+        import difflib
+
+        from conformance.capabilities import provider_names
+
+        known = provider_names()
+        keys = value if isinstance(value, list) else list(value or {})
+        for name in (n.strip() for key in keys for n in str(key).split(",") if n.strip()):  # "a, b" overrides
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise ValueError(f"unknown provider {name!r}; {hint}known: {', '.join(known)}")
+        return value
+
     @field_validator("feature")
     @classmethod
     def _known_feature(cls, value: str) -> str:
