@@ -191,6 +191,6 @@ def test_real_traffic_items_one_per_column(project: pytest.Pytester) -> None:
     result = project.runpytest(*args, "-k", "real", "--conformance-html", str(out))
     result.assert_outcomes(passed=1)
     matrix = json.loads((out / "matrix.json").read_text())
-    assert [(c["provider"], c["traffic"]["counts"]) for c in matrix["real_traffic"]] == [("xai", {"pass": 2})]
+    assert [(c["provider"], c["traffic"]["counts"]) for c in matrix["real_traffic"]] == [("xai", {"pass": 10})]
     result = project.runpytest(*args, "--collect-only", "-q", "--conformance-no-real")
     assert "real[" not in result.stdout.str()
