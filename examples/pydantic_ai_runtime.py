@@ -211,8 +211,15 @@ def _native_tools(options: dict[str, Any]) -> list[AbstractNativeTool]:
     ]
 
 
+_THINKING_BUDGET: dict[str, Callable[[int], dict[str, Any]]] = {
+    "anthropic": lambda n: {"anthropic_thinking": {"type": "enabled", "budget_tokens": n}},
+    "gemini": lambda n: {"google_thinking_config": {"thinking_budget": n}},
+}
+"""`options.thinking_budget` as the model class's own setting (`AnthropicModelSettings`, `GoogleModelSettings`)."""
+
+
 def _messages(
-    conversation: dict[str, Any], system: str
+    conversation: dict[str, Any], system: str, dialect: str
 ) -> tuple[list[pm.ModelMessage], ModelSettings, ModelRequestParameters]:
     """CONVERSATION.json → pydantic-ai messages, settings and tool definitions; the assistant turns
     as responses of `system` (the model's own provider), which is what lets pydantic-ai send their
@@ -250,6 +257,9 @@ def _messages(
     ):
         if option in options:
             settings[key] = options[option]  # type: ignore[literal-required]
+    budget = options.get("thinking_budget")
+    if isinstance(budget, int) and dialect in _THINKING_BUDGET:
+        settings.update(_THINKING_BUDGET[dialect](budget))  # type: ignore[typeddict-item]
     tools = [
         ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t.get("parameters", {}))
         for t in conversation.get("tools") or []
@@ -342,7 +352,7 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
 async def _run(
     model: Model, conversation: dict[str, Any], provider: str, settings: ModelSettings | None = None
 ) -> dict[str, Any]:
-    messages, model_settings, params = _messages(conversation, model.system)
+    messages, model_settings, params = _messages(conversation, model.system, get_profile(provider).dialect)
     model_settings.update(settings or {})
     stream = bool((conversation.get("options") or {}).get("stream"))
     streamed = None
