@@ -67,6 +67,11 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
         return out
     if isinstance(exc, openai.APIError):  # an `error` event inside a stream
         out = {"kind": "stream_interrupted", "message": exc.message}
+        # the status the event's error object states (Groq's `status_code`, OpenRouter's numeric `code`)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        status = body.get("status_code", exc.code)
+        if isinstance(status, int) and not isinstance(status, bool):
+            out["status"] = status
         if exc.code or exc.type:
             out["provider_code"] = str(exc.code or exc.type)
         return out
@@ -150,7 +155,9 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
         out["raw_stop_reason"] = choice.finish_reason
     usage = completion.usage
     if usage is not None:
-        cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
+        prompt = usage.prompt_tokens_details
+        cached = prompt.cached_tokens if prompt else None
+        written = getattr(prompt, "cache_write_tokens", None)  # OpenRouter's, an extra field of the SDK's model
         reasoning = usage.completion_tokens_details.reasoning_tokens if usage.completion_tokens_details else None
         # a host whose `completion_tokens` leave the reasoning out (xAI) reports both counts
         hidden = (reasoning or 0) if get_profile(provider).output_excludes_reasoning else 0
@@ -158,6 +165,7 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
             "input_tokens": usage.prompt_tokens,
             "output_tokens": usage.completion_tokens + hidden,
             "cache_read_tokens": cached or 0,
+            "cache_write_tokens": written if isinstance(written, int) else 0,
             "reasoning_tokens": reasoning or 0,
         }
     return out

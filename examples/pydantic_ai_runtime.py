@@ -169,17 +169,19 @@ def _history_part(block: dict[str, Any], system: str) -> Any:
     """An assistant block as the part pydantic-ai would have made of it, with what it keeps beside the
     text (signatures, Gemini's thought signature in `provider_details`) and the `provider_name` it
     checks before sending signed data back; None for a block it has no part for."""
-    mine: dict[str, Any] = {"provider_name": system}
-    signed = {"provider_details": {"thought_signature": block["signature"]}} if block.get("signature") else {}
+    details = {"thought_signature": block["signature"]} if block.get("signature") else None
     kind = block["type"]
     if kind == "text":
-        return pm.TextPart(block["text"], **mine, **signed)
+        return pm.TextPart(block["text"], provider_name=system, provider_details=details)
     if kind == "thinking":
-        return pm.ThinkingPart(block["thinking"], signature=block.get("signature"), **mine)
+        return pm.ThinkingPart(block["thinking"], signature=block.get("signature"), provider_name=system)
     if kind == "redacted_thinking":  # how pydantic-ai keeps Anthropic's redacted thinking
-        return pm.ThinkingPart("", id="redacted_thinking", signature=block.get("data"), **mine)
+        return pm.ThinkingPart("", id="redacted_thinking", signature=block.get("data"), provider_name=system)
     if kind == "tool_call":
-        return pm.ToolCallPart(block["name"], block.get("arguments") or {}, tool_call_id=block["id"], **mine, **signed)
+        arguments = block.get("arguments") or {}
+        return pm.ToolCallPart(
+            block["name"], arguments, tool_call_id=block["id"], provider_name=system, provider_details=details
+        )
     if kind == "server_tool":
         return _server_tool_part(block, system)
     return None
@@ -268,6 +270,20 @@ def _messages(
     return out, settings, params
 
 
+def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provider: str) -> dict[str, Any] | None:
+    """An Anthropic server-tool call or result pydantic-ai keeps as a native-tool part, as the block
+    Anthropic documents for it (its tool's wire name is in `provider_details['anthropic_tool_name']`)."""
+    if get_profile(provider).dialect != "anthropic":
+        return None
+    tool = (part.provider_details or {}).get("anthropic_tool_name") or part.tool_name
+    block = {"type": "server_tool", "dialect": "anthropic", "id": part.tool_call_id}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"type": "server_tool_use", "id": part.tool_call_id, "name": tool, "input": part.args_as_dict()}
+        return {**block, "name": "server_tool_use", "data": data}
+    kind = f"{tool}_tool_result"
+    return {**block, "name": kind, "data": {"type": kind, "tool_use_id": part.tool_call_id, "content": part.content}}
+
+
 _REFUSAL_IS_TEXT = frozenset({"openai_chat"})
 """Dialects where `provider_details['refusal']` is the model's refusal message itself (Chat
 Completions' `message.refusal`), not an explanation beside it (Anthropic's `stop_details`)."""
@@ -287,6 +303,10 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
             content.append({"type": "redacted_thinking", "data": part.signature})  # OpenRouter's encrypted reasoning
         elif isinstance(part, pm.ThinkingPart):
             content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
+        elif isinstance(part, pm.NativeToolCallPart | pm.NativeToolReturnPart):
+            server = _server_block(part, provider)
+            if server is not None:
+                content.append(server)
         elif isinstance(part, pm.ToolCallPart):
             block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
             try:  # the library's own check: args that are not a JSON object raise here
@@ -340,7 +360,7 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     said = said or (exc.body if isinstance(exc.body, str) and not body else None)
     out: dict[str, Any] = {"kind": kind, "message": str(said or exc.message)}
     status = getattr(exc, "status_code", None)
-    if status is not None and not exc.in_stream:
+    if status is not None and (not exc.in_stream or status != 200):  # an in-stream error object's own status
         out["status"] = status
     if exc.provider_error_code or exc.provider_error_type:
         out["provider_code"] = exc.provider_error_code or exc.provider_error_type
