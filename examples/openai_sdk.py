@@ -69,9 +69,16 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
         out = {"kind": "stream_interrupted", "message": exc.message}
         # the status the event's error object states (Groq's `status_code`, OpenRouter's numeric `code`)
         body = exc.body if isinstance(exc.body, dict) else {}
-        status = body.get("status_code", exc.code)
+        status = body.get("status_code", body.get("code"))
+        status = int(status) if isinstance(status, str) and status.isdigit() else status
         if isinstance(status, int) and not isinstance(status, bool):
             out["status"] = status
+        # OpenRouter names the upstream provider's own code in `metadata.provider_code`
+        metadata = body.get("metadata")
+        upstream = metadata.get("provider_code") if isinstance(metadata, dict) else None
+        if isinstance(upstream, str) and upstream:
+            out["provider_code"] = upstream
+            return out
         if exc.code or exc.type:
             out["provider_code"] = str(exc.code or exc.type)
         return out

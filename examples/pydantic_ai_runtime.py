@@ -270,11 +270,9 @@ def _messages(
     return out, settings, params
 
 
-def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provider: str) -> dict[str, Any] | None:
-    """An Anthropic server-tool call or result pydantic-ai keeps as a native-tool part, as the block
-    Anthropic documents for it (its tool's wire name is in `provider_details['anthropic_tool_name']`)."""
-    if get_profile(provider).dialect != "anthropic":
-        return None
+def _anthropic_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """An Anthropic server-tool call or result as the block Anthropic documents for it (the tool's
+    wire name is in `provider_details['anthropic_tool_name']` where it differs from pydantic-ai's)."""
     tool = (part.provider_details or {}).get("anthropic_tool_name") or part.tool_name
     block = {"type": "server_tool", "dialect": "anthropic", "id": part.tool_call_id}
     if isinstance(part, pm.NativeToolCallPart):
@@ -282,6 +280,35 @@ def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provide
         return {**block, "name": "server_tool_use", "data": data}
     kind = f"{tool}_tool_result"
     return {**block, "name": kind, "data": {"type": kind, "tool_use_id": part.tool_call_id, "content": part.content}}
+
+
+def _gemini_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """Gemini's code execution (`executableCode`, `codeExecutionResult`), kept by pydantic-ai as
+    native-tool parts of its `code_execution` tool, as the parts Gemini sent."""
+    if part.tool_name != "code_execution":
+        return None
+    signature = (part.provider_details or {}).get("thought_signature")
+    signed = {"thoughtSignature": signature} if signature else {}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"executableCode": part.args_as_dict(), **signed}
+        return {"type": "server_tool", "dialect": "gemini", "name": "executableCode", "data": data}
+    result = part.content if isinstance(part.content, dict) else {}
+    block = {"type": "server_tool", "dialect": "gemini", "name": "codeExecutionResult"}
+    if isinstance(result.get("outcome"), str):
+        block["status"] = result["outcome"]
+    return {**block, "data": {"codeExecutionResult": result, **signed}}
+
+
+_SERVER_BLOCKS: dict[str, Callable[[pm.NativeToolCallPart | pm.NativeToolReturnPart], dict[str, Any] | None]] = {
+    "anthropic": _anthropic_server_block,
+    "gemini": _gemini_server_block,
+}
+"""The provider's own tool work pydantic-ai keeps as native-tool parts, as `server_tool` blocks."""
+
+
+def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provider: str) -> dict[str, Any] | None:
+    build = _SERVER_BLOCKS.get(get_profile(provider).dialect)
+    return build(part) if build is not None else None
 
 
 _REFUSAL_IS_TEXT = frozenset({"openai_chat"})
@@ -362,7 +389,11 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     status = getattr(exc, "status_code", None)
     if status is not None and (not exc.in_stream or status != 200):  # an in-stream error object's own status
         out["status"] = status
-    if exc.provider_error_code or exc.provider_error_type:
+    metadata = inner.get("metadata")  # OpenRouter names the upstream provider's own code here
+    upstream = metadata.get("provider_code") if isinstance(metadata, dict) else None
+    if isinstance(upstream, str) and upstream:
+        out["provider_code"] = upstream
+    elif exc.provider_error_code or exc.provider_error_type:
         out["provider_code"] = exc.provider_error_code or exc.provider_error_type
     if exc.retry_after is not None:
         out["retry_after_s"] = float(exc.retry_after)
