@@ -27,6 +27,7 @@ from typing import Any
 
 import anthropic._base_client as anthropic_base_client
 import google.genai._api_client as genai_api_client
+import groq._base_client as groq_base_client
 import httpx
 import httpx2
 import openai._base_client as openai_base_client
@@ -480,7 +481,8 @@ class PydanticAiRuntime:
         )
         policy = request.settings.get("policy", {})
         settings: ModelSettings = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
-        with sdk_sleeps_on(request.clock, openai_base_client, anthropic_base_client, genai_api_client):
+        clients = (openai_base_client, anthropic_base_client, genai_api_client, groq_base_client)
+        with sdk_sleeps_on(request.clock, *clients):
             return asyncio.run(_run(model, request.conversation, request.provider, settings))
 
 
