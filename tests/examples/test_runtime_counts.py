@@ -25,7 +25,8 @@ pytestmark = [
 
 
 def _script() -> ModuleType:
-    if "runtime_counts" in sys.modules:  # one module, so one run per adapter in a session (test_library_keeps.py)
+    # one module, so one run per adapter in a session (test_runtime_library_keeps.py reuses it)
+    if "runtime_counts" in sys.modules:
         return sys.modules["runtime_counts"]
     spec = importlib.util.spec_from_file_location("runtime_counts", ROOT / "scripts" / "runtime_counts.py")
     assert spec is not None and spec.loader is not None
