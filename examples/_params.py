@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from conformance.adapters import conversation_parts, text_of
+from conformance.capabilities import ProviderProfile
 
 _OPTIONS = ("temperature", "top_p", "tool_choice")
 
@@ -23,8 +24,19 @@ def _image_url(block: dict[str, Any]) -> str:
     return str(block.get("url") or f"data:{block.get('media_type')};base64,{block.get('data')}")
 
 
-def chat_params(conversation: dict[str, Any], default_model: str) -> tuple[dict[str, Any], bool]:
-    """CONVERSATION.json → (`chat.completions.create` keyword arguments, stream)."""
+def max_tokens_field(profile: ProviderProfile, model: str) -> str:
+    """The completion-limit parameter the host documents for `model` (OpenAI: `max_completion_tokens`;
+    most other OpenAI-compatible hosts: `max_tokens`, and some reject or ignore the other name)."""
+    if profile.reasoning_max_tokens_field and profile.model_info(model).reasoning:
+        return profile.reasoning_max_tokens_field
+    return profile.max_tokens_field
+
+
+def chat_params(
+    conversation: dict[str, Any], default_model: str, limit_field: str = "max_tokens"
+) -> tuple[dict[str, Any], bool]:
+    """CONVERSATION.json → (`chat.completions.create` keyword arguments, stream); the conversation's
+    `max_tokens` goes in `limit_field`, the name the host documents for it."""
     messages, options, model = conversation_parts(conversation)
     out: list[dict[str, Any]] = []
     for m in messages:
@@ -59,7 +71,7 @@ def chat_params(conversation: dict[str, Any], default_model: str) -> tuple[dict[
             out.append({"role": "tool", "tool_call_id": m.get("tool_call_id"), "content": text_of(parts)})
     params: dict[str, Any] = {"model": model or default_model, "messages": out}
     if "max_tokens" in options:
-        params["max_completion_tokens"] = options["max_tokens"]
+        params[limit_field] = options["max_tokens"]
     if "stop" in options:
         params["stop"] = options["stop"]
     params |= {k: options[k] for k in _OPTIONS if k in options}

@@ -80,7 +80,11 @@ def _block(block: Any) -> dict[str, Any] | None:
     if kind == "tool_use":
         args = block.input if isinstance(block.input, dict) else {}
         return {"type": "tool_call", "id": block.id, "name": block.name, "arguments": args}
-    return None
+    # the provider's own tools (`server_tool_use`, `web_search_tool_result`, …): the SDK keeps each
+    # block whole, every field as received
+    data = block.to_dict(mode="json")
+    call = data.get("id") or data.get("tool_use_id")
+    return {"type": "server_tool", "dialect": "anthropic", "name": kind, "id": call, "data": data}
 
 
 def _message(message: Any) -> dict[str, Any]:
@@ -99,6 +103,15 @@ def _message(message: Any) -> dict[str, Any]:
             "cache_read_tokens": read,
             "cache_write_tokens": write,
         }
+        # `output_tokens_details.thinking_tokens`: typed in newer SDKs, kept as an extra field before
+        details = getattr(usage, "output_tokens_details", None) or (usage.model_extra or {}).get(
+            "output_tokens_details"
+        )
+        thinking = (
+            details.get("thinking_tokens") if isinstance(details, dict) else getattr(details, "thinking_tokens", 0)
+        )
+        if isinstance(thinking, int) and thinking:
+            out["usage"]["reasoning_tokens"] = thinking
     return out
 
 

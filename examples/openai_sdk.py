@@ -16,7 +16,6 @@ capabilities are absent and their rows are `skipped`.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import Any
 
@@ -31,11 +30,17 @@ from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
 from examples._offers import NOT_OFFERED, SDK_EXPOSED, dialect_providers
-from examples._params import chat_params
+from examples._params import chat_params, max_tokens_field
 
 VERSION = openai.__version__
 
-_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_filter": "content_filter"}
+_STOP = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filter",
+}
 
 ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
     (openai.BadRequestError, "invalid_request"),
@@ -62,68 +67,135 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
         return out
     if isinstance(exc, openai.APIError):  # an `error` event inside a stream
         out = {"kind": "stream_interrupted", "message": exc.message}
+        # the status the event's error object states (Groq's `status_code`, OpenRouter's numeric `code`)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        status = body.get("status_code", body.get("code"))
+        status = int(status) if isinstance(status, str) and status.isdigit() else status
+        if isinstance(status, int) and not isinstance(status, bool):
+            out["status"] = status
+        # OpenRouter names the upstream provider's own code in `metadata.provider_code`
+        metadata = body.get("metadata")
+        upstream = metadata.get("provider_code") if isinstance(metadata, dict) else None
+        if isinstance(upstream, str) and upstream:
+            out["provider_code"] = upstream
+            return out
         if exc.code or exc.type:
             out["provider_code"] = str(exc.code or exc.type)
         return out
     return {"kind": "stream_interrupted", "message": str(exc)}
 
 
+def _reasoning(msg: Any, provider: str) -> list[dict[str, Any]]:
+    """The reasoning the SDK keeps untyped in `message.model_extra`, under the field names the host
+    documents (`reasoning_content`, `reasoning`, OpenRouter's `reasoning_details` with signatures
+    and encrypted entries): thinking blocks, before the answer."""
+    profile = get_profile(provider)
+    extra = getattr(msg, "model_extra", None) or {}
+    details = extra.get("reasoning_details") if profile.reasoning_details else None
+    if isinstance(details, list) and details:
+        out: list[dict[str, Any]] = []
+        for item in details:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind == "reasoning.encrypted" and isinstance(item.get("data"), str):
+                out.append({"type": "redacted_thinking", "data": item["data"]})
+            elif kind in ("reasoning.text", "reasoning.summary"):
+                text = item.get("text") if kind == "reasoning.text" else item.get("summary")
+                out.append({"type": "thinking", "thinking": text or "", "signature": item.get("signature")})
+        return out
+    for name in (*profile.reasoning_fields, *profile.reasoning_fields_read):
+        value = extra.get(name)
+        if isinstance(value, str) and value:
+            return [{"type": "thinking", "thinking": value, "signature": None}]
+    return []
+
+
+def _content(content: Any) -> list[dict[str, Any]]:
+    """`message.content`: a string, or (kept as received where a host sends typed chunks, Mistral's
+    `text` and `thinking`) a list of them."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    thinking: list[dict[str, Any]] = []
+    text: list[dict[str, Any]] = []
+    for chunk in content if isinstance(content, list) else []:
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if kind == "text" and chunk.get("text"):
+            text.append({"type": "text", "text": chunk["text"]})
+        elif kind == "thinking":
+            inner = chunk.get("thinking")
+            items = inner if isinstance(inner, list) else [{"text": inner}]
+            said = "".join(str(i.get("text") or "") for i in items if isinstance(i, dict))
+            thinking.append({"type": "thinking", "thinking": said, "signature": None})
+    return thinking + text
+
+
+def _tool_call(call_id: str, function: Any) -> dict[str, Any]:
+    try:
+        args = json.loads(function.arguments or "{}")
+    except ValueError:
+        args = None
+    block: dict[str, Any] = {"type": "tool_call", "id": call_id, "name": function.name}
+    block["arguments"] = args if isinstance(args, dict) else {}
+    if not isinstance(args, dict):
+        block["raw_arguments"] = function.arguments
+    return block
+
+
 def _message(completion: Any, provider: str) -> dict[str, Any]:
     choice = completion.choices[0] if completion.choices else None
-    content: list[dict[str, Any]] = []
     msg = choice.message if choice is not None else None
-    if msg is not None and msg.content:
-        content.append({"type": "text", "text": msg.content})
+    content: list[dict[str, Any]] = _reasoning(msg, provider) if msg is not None else []
+    if msg is not None:
+        content += _content(msg.content)
     refusal = msg.refusal if msg is not None else None  # the SDK's typed `refusal` field
     refused = bool(refusal)
     if refusal:
         content.append({"type": "text", "text": refusal})
-    for call in (msg.tool_calls if msg is not None else None) or []:
-        try:
-            args = json.loads(call.function.arguments or "{}")
-        except ValueError:
-            args = None
-        block: dict[str, Any] = {"type": "tool_call", "id": call.id, "name": call.function.name}
-        block["arguments"] = args if isinstance(args, dict) else {}
-        if not isinstance(args, dict):
-            block["raw_arguments"] = call.function.arguments
-        content.append(block)
+    calls = (msg.tool_calls if msg is not None else None) or []
+    for position, call in enumerate(calls):
+        content.append(_tool_call(call.id or f"call_{position}", call.function))
+    legacy = msg.function_call if msg is not None else None  # the deprecated functions API: no id on the wire
+    if legacy is not None and legacy.name:
+        content.append(_tool_call(f"call_{len(calls)}", legacy))
     out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider, "model": completion.model}
     if choice is not None and choice.finish_reason:
         out["stop_reason"] = "refusal" if refused else _STOP.get(choice.finish_reason, "stop")
         out["raw_stop_reason"] = choice.finish_reason
     usage = completion.usage
     if usage is not None:
-        cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
+        prompt = usage.prompt_tokens_details
+        cached = prompt.cached_tokens if prompt else None
+        written = getattr(prompt, "cache_write_tokens", None)  # OpenRouter's, an extra field of the SDK's model
         reasoning = usage.completion_tokens_details.reasoning_tokens if usage.completion_tokens_details else None
+        # a host whose `completion_tokens` leave the reasoning out (xAI) reports both counts
+        hidden = (reasoning or 0) if get_profile(provider).output_excludes_reasoning else 0
         out["usage"] = {
             "input_tokens": usage.prompt_tokens,
-            "output_tokens": usage.completion_tokens,
+            "output_tokens": usage.completion_tokens + hidden,
             "cache_read_tokens": cached or 0,
+            "cache_write_tokens": written if isinstance(written, int) else 0,
             "reasoning_tokens": reasoning or 0,
         }
     return out
 
 
 def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
-    """One `chat.completions.create` through the SDK → the normalized outcome."""
-    params = dict(params)
-    model, messages = params.pop("model", "x"), params.pop("messages", [])
+    """One `chat.completions.create` through the SDK, its documented keyword arguments → the
+    normalized outcome."""
+    params = {"model": "x", "messages": [], **params}
     params.pop("stream", None)
     state = ChatCompletionStreamState()
+    chunks = 0
     try:
         if stream:
-            for chunk in client.chat.completions.create(
-                model=model, messages=messages, stream=True, extra_body=params or None
-            ):
+            for chunk in client.chat.completions.create(**params, stream=True):
                 state.handle_chunk(chunk)
+                chunks += 1
+            if not chunks:  # the SDK's stream yielded nothing: there is no completion to read
+                return {"message": {"role": "assistant", "content": [], "provider": provider}}
             return {"message": _message(state.current_completion_snapshot, provider)}
-        completion = client.chat.completions.create(model=model, messages=messages, extra_body=params or None)
-        return {"message": _message(completion, provider)}
+        return {"message": _message(client.chat.completions.create(**params), provider)}
     except openai.OpenAIError as exc:
-        partial = None
-        with contextlib.suppress(AssertionError):  # nothing accumulated yet
-            partial = _message(state.current_completion_snapshot, provider)
+        partial = _message(state.current_completion_snapshot, provider) if chunks else None
         reraise_replay_mismatch(exc)
         return failed(_error(exc), partial)
 
@@ -154,7 +226,9 @@ class OpenAISdkRuntime:
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)
         profile = get_profile(request.provider)
-        params, stream = chat_params(request.conversation, profile.default_model)  # the program's own mapping
+        model = request.conversation.get("model") or profile.default_model
+        # the program's own mapping, with the completion-limit parameter the host documents
+        params, stream = chat_params(request.conversation, profile.default_model, max_tokens_field(profile, model))
         attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
         client = openai.OpenAI(
             api_key=request.keys[0],

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import anthropic._base_client as anthropic_base_client
 import google.genai._api_client as genai_api_client
+import groq._base_client as groq_base_client
 import httpx
 import httpx2
 import openai._base_client as openai_base_client
@@ -37,11 +39,17 @@ from pydantic_ai.direct import model_request, model_request_stream
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.google import GoogleModel
+from pydantic_ai.models.groq import GroqModel
+from pydantic_ai.models.mistral import MistralModel
 from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.models.openrouter import OpenRouterModel
+from pydantic_ai.native_tools import AbstractNativeTool, WebSearchTool
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.deepseek import DeepSeekProvider
 from pydantic_ai.providers.fireworks import FireworksProvider
 from pydantic_ai.providers.google import GoogleProvider
+from pydantic_ai.providers.groq import GroqProvider
+from pydantic_ai.providers.mistral import MistralProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 from pydantic_ai.settings import ModelSettings
@@ -79,41 +87,147 @@ _ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
 """pydantic-ai's error categories → normalized error kinds (first match; subclasses listed first)."""
 
 
-_OPENAI_SDK_PROVIDERS: dict[str, type[OpenRouterProvider | DeepSeekProvider | FireworksProvider]] = {
-    "openrouter": OpenRouterProvider,
-    "deepseek": DeepSeekProvider,
-    "fireworks": FireworksProvider,
+Builder = Callable[[str, str, str, Any], Model]
+"""(model name, base URL, API key, the harness's `httpx` transport) → the model."""
+
+
+def _httpx2(transport: Any) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=Httpx2Transport(transport), timeout=600.0)
+
+
+def _openai_chat(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+    return OpenAIChatModel(name, provider=provider)
+
+
+def _openai_sdk_host(provider: type[DeepSeekProvider | FireworksProvider]) -> Builder:
+    """A host pydantic-ai has a provider class for over the OpenAI SDK (its model profile: which
+    fields that host takes), served by `OpenAIChatModel`, as its docs show."""
+
+    def build(name: str, base_url: str, key: str, transport: Any) -> Model:
+        client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+        return OpenAIChatModel(name, provider=provider(openai_client=client))
+
+    return build
+
+
+def _openrouter(name: str, base_url: str, key: str, transport: Any) -> Model:
+    client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+    return OpenRouterModel(name, provider=OpenRouterProvider(openai_client=client))
+
+
+def _mistral(name: str, base_url: str, key: str, transport: Any) -> Model:
+    # the Mistral SDK's paths start with /v1
+    provider = MistralProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=_httpx2(transport))
+    return MistralModel(name, provider=provider)
+
+
+def _groq(name: str, base_url: str, key: str, transport: Any) -> Model:
+    # the Groq SDK is built on `httpx` and its paths start with /openai/v1
+    http = httpx.AsyncClient(transport=transport, timeout=600.0)
+    provider = GroqProvider(api_key=key, base_url=base_url.removesuffix("/openai/v1"), http_client=http)
+    return GroqModel(name, provider=provider)
+
+
+def _anthropic(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=_httpx2(transport))
+    return AnthropicModel(name, provider=provider)
+
+
+def _google(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=_httpx2(transport))
+    return GoogleModel(name, provider=provider)
+
+
+MODEL_CLASSES: dict[str, Builder] = {
+    "openrouter": _openrouter,
+    "mistral": _mistral,
+    "groq": _groq,
+    "deepseek": _openai_sdk_host(DeepSeekProvider),
+    "fireworks": _openai_sdk_host(FireworksProvider),
 }
-"""Hosts pydantic-ai has a provider class for over the OpenAI SDK (its model profile: which fields
-that host takes). xAI, Groq and Mistral have classes over their own SDKs, which this adapter does
-not drive; they, like any other OpenAI-compatible host, go through `OpenAIProvider(base_url=…)`."""
+"""pydantic-ai's own class for a provider column, where it has one (`OpenRouterModel`, `MistralModel`,
+`GroqModel`; DeepSeek and Fireworks: `OpenAIChatModel` with their provider classes). xAI's own class,
+`XaiModel`, speaks xAI's gRPC API through `xai-sdk`, not the HTTP Chat Completions API the xAI column
+records: that column, OpenAI and any other OpenAI-compatible host go through `OpenAIChatModel` with
+`OpenAIProvider(base_url=…)`, as pydantic-ai's docs show for an OpenAI-compatible server."""
+
+DIALECT_CLASSES: dict[str, Builder] = {"openai_chat": _openai_chat, "anthropic": _anthropic, "gemini": _google}
 
 
 def _model(provider: str, base_url: str, key: str, transport: Any, model: str | None = None) -> Model:
-    """pydantic-ai's model class for `provider`'s dialect and `model` (the profile's default when
-    None), sending through `transport` (an httpx one)."""
+    """pydantic-ai's model class for `provider` and `model` (the profile's default when None),
+    sending through `transport` (an httpx one)."""
     profile = get_profile(provider)
-    name = model or profile.default_model
-    http = httpx2.AsyncClient(transport=Httpx2Transport(transport), timeout=600.0)
-    if profile.dialect == "openai_chat":
-        own = _OPENAI_SDK_PROVIDERS.get(provider)
-        if own is not None:
-            client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=http)
-            return OpenAIChatModel(name, provider=own(openai_client=client))
-        return OpenAIChatModel(name, provider=OpenAIProvider(base_url=base_url, api_key=key, http_client=http))
-    if profile.dialect == "anthropic":
-        anthropic_provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=http)
-        return AnthropicModel(name, provider=anthropic_provider)
-    if profile.dialect == "gemini":
-        google_provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=http)
-        return GoogleModel(name, provider=google_provider)
-    raise InputError(
-        f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
-    )
+    build = MODEL_CLASSES.get(provider) or DIALECT_CLASSES.get(profile.dialect)
+    if build is None:
+        raise InputError(
+            f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
+        )
+    return build(model or profile.default_model, base_url, key, transport)
 
 
-def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], ModelSettings, ModelRequestParameters]:
-    """CONVERSATION.json → pydantic-ai messages, settings and tool definitions."""
+def _history_part(block: dict[str, Any], system: str) -> Any:
+    """An assistant block as the part pydantic-ai would have made of it, with what it keeps beside the
+    text (signatures, Gemini's thought signature in `provider_details`) and the `provider_name` it
+    checks before sending signed data back; None for a block it has no part for."""
+    details = {"thought_signature": block["signature"]} if block.get("signature") else None
+    kind = block["type"]
+    if kind == "text":
+        return pm.TextPart(block["text"], provider_name=system, provider_details=details)
+    if kind == "thinking":
+        return pm.ThinkingPart(block["thinking"], signature=block.get("signature"), provider_name=system)
+    if kind == "redacted_thinking":  # how pydantic-ai keeps Anthropic's redacted thinking
+        return pm.ThinkingPart("", id="redacted_thinking", signature=block.get("data"), provider_name=system)
+    if kind == "tool_call":
+        arguments = block.get("arguments") or {}
+        return pm.ToolCallPart(
+            block["name"], arguments, tool_call_id=block["id"], provider_name=system, provider_details=details
+        )
+    if kind == "server_tool":
+        return _server_tool_part(block, system)
+    return None
+
+
+def _server_tool_part(block: dict[str, Any], system: str) -> Any:
+    """An Anthropic server-tool block as pydantic-ai's native-tool part (its web search: the one
+    whose wire form it documents for history)."""
+    data = block.get("data") or {}
+    if block.get("dialect") != "anthropic":
+        return None
+    if data.get("type") == "server_tool_use" and data.get("name") == "web_search":
+        return pm.NativeToolCallPart(
+            WebSearchTool.kind, data.get("input") or {}, tool_call_id=data["id"], provider_name=system
+        )
+    if data.get("type") == "web_search_tool_result":
+        return pm.NativeToolReturnPart(
+            WebSearchTool.kind, data.get("content"), tool_call_id=data["tool_use_id"], provider_name=system
+        )
+    return None
+
+
+def _native_tools(options: dict[str, Any]) -> list[AbstractNativeTool]:
+    """`options.server_tools` as pydantic-ai's native tools (web search)."""
+    return [
+        WebSearchTool(max_uses=tool.get("max_uses"))
+        for tool in options.get("server_tools") or []
+        if isinstance(tool, dict) and tool.get("name") == "web_search"
+    ]
+
+
+_THINKING_BUDGET: dict[str, Callable[[int], dict[str, Any]]] = {
+    "anthropic": lambda n: {"anthropic_thinking": {"type": "enabled", "budget_tokens": n}},
+    "gemini": lambda n: {"google_thinking_config": {"thinking_budget": n}},
+}
+"""`options.thinking_budget` as the model class's own setting (`AnthropicModelSettings`, `GoogleModelSettings`)."""
+
+
+def _messages(
+    conversation: dict[str, Any], system: str, dialect: str
+) -> tuple[list[pm.ModelMessage], ModelSettings, ModelRequestParameters]:
+    """CONVERSATION.json → pydantic-ai messages, settings and tool definitions; the assistant turns
+    as responses of `system` (the model's own provider), which is what lets pydantic-ai send their
+    signatures back."""
     messages, options, _ = conversation_parts(conversation)
     out: list[pm.ModelMessage] = []
     pending: list[Any] = []
@@ -131,15 +245,9 @@ def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], Mode
             if pending:
                 out.append(pm.ModelRequest(parts=pending))
                 pending = []
-            parts: list[Any] = []
-            for b in [{"type": "text", "text": content}] if isinstance(content, str) else content:
-                if b["type"] == "text":
-                    parts.append(pm.TextPart(b["text"]))
-                elif b["type"] == "thinking":
-                    parts.append(pm.ThinkingPart(b["thinking"], signature=b.get("signature")))
-                elif b["type"] == "tool_call":
-                    parts.append(pm.ToolCallPart(b["name"], b.get("arguments") or {}, tool_call_id=b["id"]))
-            out.append(pm.ModelResponse(parts=parts))
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            parts = [part for part in (_history_part(b, system) for b in blocks) if part is not None]
+            out.append(pm.ModelResponse(parts=parts, provider_name=system))
         else:
             raise InputError(f"unknown role {role!r}", where="conversation.messages")
     if pending:
@@ -153,11 +261,61 @@ def _messages(conversation: dict[str, Any]) -> tuple[list[pm.ModelMessage], Mode
     ):
         if option in options:
             settings[key] = options[option]  # type: ignore[literal-required]
+    budget = options.get("thinking_budget")
+    if isinstance(budget, int) and dialect in _THINKING_BUDGET:
+        settings.update(_THINKING_BUDGET[dialect](budget))  # type: ignore[typeddict-item]
     tools = [
         ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t.get("parameters", {}))
         for t in conversation.get("tools") or []
     ]
-    return out, settings, ModelRequestParameters(function_tools=tools, allow_text_output=True)
+    params = ModelRequestParameters(function_tools=tools, native_tools=_native_tools(options), allow_text_output=True)
+    return out, settings, params
+
+
+def _anthropic_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """An Anthropic server-tool call or result as the block Anthropic documents for it (the tool's
+    wire name is in `provider_details['anthropic_tool_name']` where it differs from pydantic-ai's)."""
+    tool = (part.provider_details or {}).get("anthropic_tool_name") or part.tool_name
+    block = {"type": "server_tool", "dialect": "anthropic", "id": part.tool_call_id}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"type": "server_tool_use", "id": part.tool_call_id, "name": tool, "input": part.args_as_dict()}
+        return {**block, "name": "server_tool_use", "data": data}
+    kind = f"{tool}_tool_result"
+    return {**block, "name": kind, "data": {"type": kind, "tool_use_id": part.tool_call_id, "content": part.content}}
+
+
+def _gemini_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """Gemini's code execution (`executableCode`, `codeExecutionResult`), kept by pydantic-ai as
+    native-tool parts of its `code_execution` tool, as the parts Gemini sent."""
+    if part.tool_name != "code_execution":
+        return None
+    signature = (part.provider_details or {}).get("thought_signature")
+    signed = {"thoughtSignature": signature} if signature else {}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"executableCode": part.args_as_dict(), **signed}
+        return {"type": "server_tool", "dialect": "gemini", "name": "executableCode", "data": data}
+    result = part.content if isinstance(part.content, dict) else {}
+    block = {"type": "server_tool", "dialect": "gemini", "name": "codeExecutionResult"}
+    if isinstance(result.get("outcome"), str):
+        block["status"] = result["outcome"]
+    return {**block, "data": {"codeExecutionResult": result, **signed}}
+
+
+_SERVER_BLOCKS: dict[str, Callable[[pm.NativeToolCallPart | pm.NativeToolReturnPart], dict[str, Any] | None]] = {
+    "anthropic": _anthropic_server_block,
+    "gemini": _gemini_server_block,
+}
+"""The provider's own tool work pydantic-ai keeps as native-tool parts, as `server_tool` blocks."""
+
+
+def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provider: str) -> dict[str, Any] | None:
+    build = _SERVER_BLOCKS.get(get_profile(provider).dialect)
+    return build(part) if build is not None else None
+
+
+_REFUSAL_IS_TEXT = frozenset({"openai_chat"})
+"""Dialects where `provider_details['refusal']` is the model's refusal message itself (Chat
+Completions' `message.refusal`), not an explanation beside it (Anthropic's `stop_details`)."""
 
 
 def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
@@ -170,8 +328,14 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
             content.append({"type": "text", "text": part.content, **extra})
         elif isinstance(part, pm.ThinkingPart) and part.id == "redacted_thinking":  # how it keeps Anthropic's
             content.append({"type": "redacted_thinking", "data": part.signature})
+        elif isinstance(part, pm.ThinkingPart) and (part.provider_details or {}).get("type") == "reasoning.encrypted":
+            content.append({"type": "redacted_thinking", "data": part.signature})  # OpenRouter's encrypted reasoning
         elif isinstance(part, pm.ThinkingPart):
             content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
+        elif isinstance(part, pm.NativeToolCallPart | pm.NativeToolReturnPart):
+            server = _server_block(part, provider)
+            if server is not None:
+                content.append(server)
         elif isinstance(part, pm.ToolCallPart):
             block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
             try:  # the library's own check: args that are not a JSON object raise here
@@ -182,9 +346,16 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider}
     if response.model_name:
         out["model"] = response.model_name
-    raw = (response.provider_details or {}).get("finish_reason")
+    details = response.provider_details or {}
+    # the provider's own stop value; for a blocked Gemini prompt, the block reason
+    raw = details.get("finish_reason") or details.get("block_reason")
     if response.finish_reason:
         out["stop_reason"] = _STOP.get(response.finish_reason, "error")
+    refusal = details.get("refusal")
+    if refusal or raw == "refusal":  # pydantic-ai files a refusal under content_filter, keeping it here
+        out["stop_reason"] = "refusal"
+    if isinstance(refusal, str) and get_profile(provider).dialect in _REFUSAL_IS_TEXT:
+        content.append({"type": "text", "text": refusal})
     if raw:
         out["raw_stop_reason"] = raw
     u = response.usage
@@ -198,20 +369,33 @@ def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
     return out
 
 
+def _json_object(text: Any) -> dict[str, Any]:
+    """A body the library keeps as the response's text (the Mistral SDK's), read as the JSON object it is."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
-    body = exc.body if isinstance(exc.body, dict) else {}
+    body = exc.body if isinstance(exc.body, dict) else _json_object(exc.body)
     nested = body.get("error")
     inner: dict[str, Any] = nested if isinstance(nested, dict) else body
     # the provider's message: `error.message`, or `error` itself where it is a string (xAI's
     # `{"code", "error": "…"}`, which the openai SDK hands on as the body)
     said = inner.get("message") or (nested if isinstance(nested, str) else None)
-    said = said or (exc.body if isinstance(exc.body, str) else None)
+    said = said or (exc.body if isinstance(exc.body, str) and not body else None)
     out: dict[str, Any] = {"kind": kind, "message": str(said or exc.message)}
     status = getattr(exc, "status_code", None)
-    if status is not None and not exc.in_stream:
+    if status is not None and (not exc.in_stream or status != 200):  # an in-stream error object's own status
         out["status"] = status
-    if exc.provider_error_code or exc.provider_error_type:
+    metadata = inner.get("metadata")  # OpenRouter names the upstream provider's own code here
+    upstream = metadata.get("provider_code") if isinstance(metadata, dict) else None
+    if isinstance(upstream, str) and upstream:
+        out["provider_code"] = upstream
+    elif exc.provider_error_code or exc.provider_error_type:
         out["provider_code"] = exc.provider_error_code or exc.provider_error_type
     if exc.retry_after is not None:
         out["retry_after_s"] = float(exc.retry_after)
@@ -221,7 +405,7 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
 async def _run(
     model: Model, conversation: dict[str, Any], provider: str, settings: ModelSettings | None = None
 ) -> dict[str, Any]:
-    messages, model_settings, params = _messages(conversation)
+    messages, model_settings, params = _messages(conversation, model.system, get_profile(provider).dialect)
     model_settings.update(settings or {})
     stream = bool((conversation.get("options") or {}).get("stream"))
     streamed = None
@@ -299,7 +483,8 @@ class PydanticAiRuntime:
         )
         policy = request.settings.get("policy", {})
         settings: ModelSettings = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
-        with sdk_sleeps_on(request.clock, openai_base_client, anthropic_base_client, genai_api_client):
+        clients = (openai_base_client, anthropic_base_client, genai_api_client, groq_base_client)
+        with sdk_sleeps_on(request.clock, *clients):
             return asyncio.run(_run(model, request.conversation, request.provider, settings))
 
 

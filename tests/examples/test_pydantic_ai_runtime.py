@@ -40,10 +40,15 @@ def test_its_reading_of_responses() -> None:
         ("error_rate_limit", "anthropic"),
     ]:
         assert got[key].verdict == "pass", got[key].reason
-    # its finish reasons have no `refusal`: Anthropic's `refusal` becomes `content_filter`
+    # its finish reasons have no `refusal` (Anthropic's becomes `content_filter`), but it keeps the
+    # provider's own value, and OpenAI's refusal text, in `provider_details`: the adapter reads them
     refusal = got[("refusal_stream", "anthropic")]
+    assert refusal.verdict == "pass", refusal.reason
+    assert refusal.actual["message"]["stop_reason"] == "refusal"
+    # on OpenAI it drops the raw `finish_reason` of a refusal: that stays red
+    refusal = got[("refusal_stream", "openai")]
     assert refusal.verdict == "fail"
-    assert refusal.actual["message"]["stop_reason"] == "content_filter"
+    assert [entry.path for entry in refusal.diff] == ["message.raw_stop_reason"]
 
 
 def test_its_own_requests_are_read_as_the_provider_reads_them() -> None:

@@ -25,6 +25,9 @@ pytestmark = [
 
 
 def _script() -> ModuleType:
+    # one module, so one run per adapter in a session (test_runtime_library_keeps.py reuses it)
+    if "runtime_counts" in sys.modules:
+        return sys.modules["runtime_counts"]
     spec = importlib.util.spec_from_file_location("runtime_counts", ROOT / "scripts" / "runtime_counts.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
