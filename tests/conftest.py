@@ -40,6 +40,10 @@ FULL: dict[str, str] = {
     "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[pydantic-ai-": (
         "pydantic-ai's full count runs"
     ),
+    # reads the same full runs; stay: the red rows of the SDK adapters and of pydantic-ai decode-only
+    "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[pydantic-ai]": (
+        "the classification of pydantic-ai's red rows, from its full count runs"
+    ),
     # large xdist and fork runs; stay: test_auto_over_a_few_checks_runs_them_in_one_process, the
     # sizing tests (test_auto_forks_one_process_per_cpu_for_a_large_run, ..._sizes_xdist_workers_...),
     # test_their_suite_and_ours_run_in_one_session, test_the_matrix_does_not_depend_on_the_test_order
@@ -67,8 +71,28 @@ def full_reason(nodeid: str) -> str | None:
     return next((why for prefix, why in FULL.items() if nodeid.startswith(prefix)), None)
 
 
+COUNT_RUNS = ("tests/examples/test_runtime_counts.py::", "tests/examples/test_typescript.py::")
+"""Tests that read an example adapter's fresh runs, kept once per process (`scripts/*_counts.py`)."""
+
+
+def _count_label(item: pytest.Item) -> str | None:
+    """The adapter label whose fresh runs the item reads, for the tests of `COUNT_RUNS`."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or not item.nodeid.startswith(COUNT_RUNS):
+        return None
+    label = callspec.params.get("label")
+    return label if isinstance(label, str) else None
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        if full_reason(item.nodeid) is not None:
-            item.add_marker(pytest.mark.full)
+        if full_reason(item.nodeid) is None:
+            continue
+        item.add_marker(pytest.mark.full)
+        label = _count_label(item)
+        if grouped and label is not None:
+            # under `--dist loadgroup` (the full step of .ci/run), one worker runs an adapter once
+            # for every test that reads its runs
+            item.add_marker(pytest.mark.xdist_group(f"counts-{label}"))
