@@ -1,15 +1,98 @@
-"""Shared test configuration: hypothesis settings profiles.
+"""Shared test configuration: hypothesis settings profiles, and the tests only the full step runs.
 
 ``HYPOTHESIS_PROFILE=ci`` (the default) runs about 50 examples per property without deadlines;
 ``HYPOTHESIS_PROFILE=deep`` runs 1000 for a thorough local or nightly run.
+
+``FULL`` lists, by node-id prefix, the expensive evidence that `pytest -n auto` leaves to the
+second step of `.ci/run` (`pytest -n auto -m full`): each entry gets the registered ``full``
+marker, which the project's ``addopts`` (``-m "not full"``) deselects. Every entry names the
+tests that stay in the default selection for the same behaviour (its representatives).
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+FULL: dict[str, str] = {
+    # every row out of process, per dialect; stays: ...on_a_sample_of_every_check[<dialect>]
+    "tests/runtime/test_process_runtime.py::test_out_of_process_reference_matches_in_process_on_every_row[": (
+        "the out-of-process reference over every row of one provider per dialect (real retry waits)"
+    ),
+    # the TypeScript libraries' full count runs; stay: the decode-only counts, handshake and decode tests
+    "tests/examples/test_typescript.py::test_the_documented_counts_are_reproduced[pi-ai]": "pi-ai's full count run",
+    "tests/examples/test_typescript.py::test_the_documented_counts_are_reproduced[ai-sdk]": "ai-sdk's full count run",
+    # stays: ...test_the_readme_command_judges_turn_rows_through_the_program (two rows)
+    "tests/examples/test_typescript.py::test_the_readme_command_writes_a_matrix_and_a_report": (
+        "pi-ai over every row of two providers"
+    ),
+    # the example adapters' full count tables; stay: reference on anthropic and gemini, the SDK
+    # adapters, pydantic-ai decode-only on every dialect, and every red row's classification
+    "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[reference-OpenAI-chat]": (
+        "the reference's counts on the OpenAI-chat group (every openai_chat column)"
+    ),
+    "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[pydantic-ai-": (
+        "pydantic-ai's full count runs"
+    ),
+    # reads the same full runs; stay: the red rows of the SDK adapters and of pydantic-ai decode-only
+    "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[pydantic-ai]": (
+        "the classification of pydantic-ai's red rows, from its full count runs"
+    ),
+    # large xdist and fork runs; stay: test_auto_over_a_few_checks_runs_them_in_one_process, the
+    # sizing tests (test_auto_forks_one_process_per_cpu_for_a_large_run, ..._sizes_xdist_workers_...),
+    # test_their_suite_and_ours_run_in_one_session, test_the_matrix_does_not_depend_on_the_test_order
+    "tests/plugin/test_xdist_workers.py::test_auto_runs_a_large_run_ahead_in_forked_processes_with_the_same_matrix": (
+        "two provider runs of every bundled scenario, one of them forked"
+    ),
+    "tests/plugin/test_xdist_workers.py::test_whole_corpus_rows_run_on_one_worker": "an xdist run of every row",
+    "tests/plugin/test_xdist_workers.py::test_auto_is_xdists_when_other_tests_are_selected_or_the_count_is_set": (
+        "two xdist runs"
+    ),
+    "tests/plugin/test_coexistence.py::test_xdist_workers_write_the_same_matrix_as_one_process": "an xdist run",
+    # stays: test_the_command_itself_never_prints_a_traceback (the console script, exit 1, a matrix)
+    "tests/harness/test_hostile.py::test_conformance_run_with_a_hostile_runtime_writes_a_matrix_and_exits_1": (
+        "the hostile runtime over every hostile row and the whole-corpus rows of two providers"
+    ),
+    # stays: test_run_from_the_installed_wheel_in_an_empty_folder
+    "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
+        "a second install of the wheel"
+    ),
+}
+
+
+def full_reason(nodeid: str) -> str | None:
+    """Why the item is left to the full step, or None when `pytest -n auto` runs it."""
+    return next((why for prefix, why in FULL.items() if nodeid.startswith(prefix)), None)
+
+
+COUNT_RUNS = ("tests/examples/test_runtime_counts.py::", "tests/examples/test_typescript.py::")
+"""Tests that read an example adapter's fresh runs, kept once per process (`scripts/*_counts.py`)."""
+
+
+def _count_label(item: pytest.Item) -> str | None:
+    """The adapter label whose fresh runs the item reads, for the tests of `COUNT_RUNS`."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or not item.nodeid.startswith(COUNT_RUNS):
+        return None
+    label = callspec.params.get("label")
+    return label if isinstance(label, str) else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouped = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        if full_reason(item.nodeid) is None:
+            continue
+        item.add_marker(pytest.mark.full)
+        label = _count_label(item)
+        if grouped and label is not None:
+            # under `--dist loadgroup` (the full step of .ci/run), one worker runs an adapter once
+            # for every test that reads its runs
+            item.add_marker(pytest.mark.xdist_group(f"counts-{label}"))

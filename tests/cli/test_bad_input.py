@@ -9,13 +9,13 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conformance.cli import main
+from tests.cli.forked_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEEP_JSON = b"[" * 10_000 + b"]" * 10_000
@@ -215,15 +215,10 @@ BAD_LOG_LINES: dict[str, bytes] = {
 
 
 def _run_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command in its own process (forked from a server that imported the command line once)."""
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000000000", "COLUMNS": "200"}
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "conformance.cli", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=TIME_LIMIT_S,
-            env={**os.environ, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000000000", "COLUMNS": "200"},
-        )
+        return run_cli(args, cwd, env, TIME_LIMIT_S)
     except subprocess.TimeoutExpired:
         pytest.fail(f"`conformance {' '.join(args)}` still running after {TIME_LIMIT_S} s")
 

@@ -113,6 +113,26 @@ def test_the_readme_command_writes_a_matrix_and_a_report(tmp_path: Path, monkeyp
     assert "skipped" not in verdicts  # turn rows are judged through the program, not skipped
 
 
+@needs_node
+def test_the_readme_command_judges_turn_rows_through_the_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's command over a decode row and a turn row (every row: the test above, `pytest -m full`)."""
+    from conformance.cli import main
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "pi-ai"
+    args = ["run", "--runtime-cmd", "node examples/typescript/pi_ai.mjs", "--provider", "openai"]
+    args += ["--provider", "anthropic", "--scenario", "tool_call_stream", "--scenario", "retry_never_invalid_request"]
+    assert main([*args, "--out", str(out), "--no-progress"]) in (0, 1)
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert matrix["runtime"].startswith("pi-ai ")
+    assert (out / "index.html").is_file()
+    judged = {(r["check"], r["verdict"]) for cell in matrix["cells"] for r in cell["results"]}
+    assert {check for check, _ in judged} == {"decode", "retry"}
+    assert "skipped" not in {verdict for _, verdict in judged}  # turn rows are judged through the program
+
+
 def _counts_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("typescript_counts", ROOT / "scripts" / "typescript_counts.py")
     assert spec is not None and spec.loader is not None

@@ -4,7 +4,9 @@ Every check of the matrix (decode, encode, repair, retry, context, store, transc
 handoff) runs through the JSON-lines protocol on one provider of each dialect (OpenAI Chat
 Completions, Anthropic, Gemini, Ollama, OpenAI Responses): the other columns reuse these dialects'
 codecs with profile data, and a whole run of all twenty takes minutes of real waits (retry hints
-up to 30 s), so `conformance run --runtime-cmd` over every provider is measured outside the suite."""
+up to 30 s), so `conformance run --runtime-cmd` over every provider is measured outside the suite.
+Every row of each dialect runs in the full step (`pytest -m full`); `pytest` runs a fixed sample of
+each dialect: the first rows (by id) of every check."""
 
 from __future__ import annotations
 
@@ -16,30 +18,55 @@ import pytest
 from conformance.harness import HarnessContext, run_all
 from conformance.runtime.process import ProcessRuntime
 from conformance.runtime.reference import ReferenceRuntime
-from conformance.scenarios import load_scenarios
+from conformance.scenarios import Scenario, load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = f"{sys.executable} {Path(__file__).with_name('oop_reference.py')}"
 ONE_PER_DIALECT = ["openai", "anthropic", "gemini", "ollama", "openai_responses"]
 
 
-def _verdicts(runtime: object, provider: str, jobs: int = 1) -> dict[str, tuple[str, str | None]]:
+SAMPLE_PER_CHECK = 2
+
+
+def _verdicts(
+    runtime: object, provider: str, jobs: int = 1, scenarios: list[Scenario] | None = None
+) -> dict[str, tuple[str, str | None]]:
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name="r")
-    results = run_all(load_scenarios(ROOT / "scenarios"), [provider], ctx, jobs=jobs)
+    rows = load_scenarios(ROOT / "scenarios") if scenarios is None else scenarios
+    results = run_all(rows, [provider], ctx, jobs=jobs)
     return {r.scenario: (r.verdict, r.fail_kind) for r in results}
+
+
+def _sample() -> list[Scenario]:
+    """The first `SAMPLE_PER_CHECK` rows (by id) of every check: a fixed sample, the same every run."""
+    by_check: dict[str, list[Scenario]] = {}
+    for scenario in sorted(load_scenarios(ROOT / "scenarios"), key=lambda s: s.id):
+        by_check.setdefault(scenario.check, []).append(scenario)
+    return [s for check in sorted(by_check) for s in by_check[check][:SAMPLE_PER_CHECK]]
+
+
+def _out_of_process_matches(provider: str, scenarios: list[Scenario] | None) -> None:
+    proc = ProcessRuntime(ADAPTER)
+    try:
+        assert proc.name == "reference-oop"
+        got = _verdicts(proc, provider, jobs=2, scenarios=scenarios)
+    finally:
+        proc.close()
+    want = _verdicts(ReferenceRuntime(), provider, scenarios=scenarios)
+    assert {s: (got[s], v) for s, v in want.items() if got.get(s) != v} == {}
+    assert {v for v, _ in want.values()} >= {"pass", "unsupported"}
 
 
 @pytest.mark.parametrize("provider", ONE_PER_DIALECT)
 def test_out_of_process_reference_matches_in_process_on_every_row(provider: str) -> None:
-    proc = ProcessRuntime(ADAPTER)
-    try:
-        assert proc.name == "reference-oop"
-        got = _verdicts(proc, provider, jobs=2)
-    finally:
-        proc.close()
-    want = _verdicts(ReferenceRuntime(), provider)
-    assert {s: (got[s], v) for s, v in want.items() if got.get(s) != v} == {}
-    assert {v for v, _ in want.values()} >= {"pass", "unsupported"}
+    _out_of_process_matches(provider, None)
+
+
+@pytest.mark.parametrize("provider", ONE_PER_DIALECT)
+def test_out_of_process_reference_matches_in_process_on_a_sample_of_every_check(provider: str) -> None:
+    sample = _sample()
+    assert {s.check for s in sample} == {s.check for s in load_scenarios(ROOT / "scenarios")}
+    _out_of_process_matches(provider, sample)
 
 
 def test_a_parallel_run_starts_as_many_programs_as_jobs() -> None:

@@ -7,13 +7,13 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conformance.store import open_store
+from tests.cli.forked_cli import run_cli
 from tests.store.helpers import assistant, make_store, user
 
 TIMEOUT = 60  # seconds per command: a hang fails the test instead of the suite
@@ -38,8 +38,8 @@ def snapshot(where: Path) -> dict[str, bytes | str]:
 
 
 def fsck(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "conformance.cli", "store", "fsck", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    """`conformance store fsck ARGS` in its own process (forked from a server that imported the command line)."""
+    return run_cli(["store", "fsck", *args], Path.cwd(), dict(os.environ), TIMEOUT)
 
 
 def _nodes(data: Path, n: dict[str, str]) -> Path:
