@@ -18,15 +18,19 @@ from conformance.capabilities import ModelInfo, ProviderProfile
 
 PUBLIC_API: dict[str, list[str]] = {
     "conformance.adapters": [
+        "ChunkStream",
         "DecodeOnly",
         "Httpx2Transport",
         "ReplayMismatch",
+        "Served",
         "arguments_json",
         "conversation_parts",
         "failed",
+        "httpx_transport",
         "mock_transport",
         "reraise_replay_mismatch",
         "sdk_sleeps_on",
+        "serve_response",
         "text_of",
     ],
     "conformance.capabilities": [
@@ -42,6 +46,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "conformance.runtime.protocol": [
         "CAPABILITIES",
+        "DECODE_KEYWORDS",
         "OPTIONAL_FIELDS",
         "AgentCapable",
         "AgentRequest",

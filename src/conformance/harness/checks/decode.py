@@ -74,6 +74,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         split(response.body, scenario.spec.chunk_size),
         stream,
         model=scenario_model(scenario, provider),
+        conversation=conv_data,
     )
     failure = unplayed_failure(
         scenario, provider, unplayed, cassette=rel, evidence=evidence, expected=expected, actual=actual

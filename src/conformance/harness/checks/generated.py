@@ -110,19 +110,27 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
 
 
 def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
-    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str]] = []
+    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str, dict[str, Any]]] = []
     for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
         path = scenario.cassette_path(provider, ctx.root)
         if not path.is_file():
             continue
-        model = scenario_model(scenario, provider)
+        model, conversation = scenario_model(scenario, provider), scenario.conversation(provider)
         for it in load_cassette(path).interactions:
             rel = ctx.rel(path)
             response = it.response
             bodies.append(
-                (rel, response.status, response.flat_headers(), response.body, it.request.stream_requested(), model)
+                (
+                    rel,
+                    response.status,
+                    response.flat_headers(),
+                    response.body,
+                    it.request.stream_requested(),
+                    model,
+                    conversation,
+                )
             )
     if not bodies:
         raise _NoCassettes()
@@ -131,12 +139,16 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     def prop(example: tuple[float, list[float]]) -> str | None:
         pick, fractions = example
         i = int(pick * len(bodies))
-        rel, status, headers, body, stream, model = bodies[i]
+        rel, status, headers, body, stream, model, conversation = bodies[i]
         if i not in wholes:
-            wholes[i] = decode_response(ctx.runtime, provider, status, headers, [body], stream, model=model)
+            wholes[i] = decode_response(
+                ctx.runtime, provider, status, headers, [body], stream, model=model, conversation=conversation
+            )
         cuts = sorted({int(f * len(body)) for f in fractions})
         chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-        split_up = decode_response(ctx.runtime, provider, status, headers, chunks, stream, model=model)
+        split_up = decode_response(
+            ctx.runtime, provider, status, headers, chunks, stream, model=model, conversation=conversation
+        )
         if split_up == wholes[i] or invented_ids_aligned(wholes[i], split_up, body)[0] == wholes[i]:
             return None  # the same, or the same but for ids of the runtime's own invention
         return f"{rel}: decoding differs when the body is split at {cuts}"
