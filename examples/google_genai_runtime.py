@@ -71,6 +71,18 @@ STATUS: dict[str, str] = {
 }
 """`APIError.status` (the google.rpc status name the SDK keeps) → error kind; else by HTTP code."""
 
+REASONS: dict[str, str] = {
+    "API_KEY_INVALID": "auth",
+    "API_KEY_EXPIRED": "auth",
+    "ACCESS_TOKEN_EXPIRED": "auth",
+    "API_KEY_SERVICE_BLOCKED": "permission",
+    "SERVICE_DISABLED": "permission",
+    "CONSUMER_SUSPENDED": "permission",
+    "RATE_LIMIT_EXCEEDED": "rate_limited",
+}
+"""`ErrorInfo.reason` in the error body the SDK keeps (`APIError.details`) → kind; wins over the status
+name (an invalid key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID)."""
+
 BY_CODE = {400: "invalid_request", 401: "auth", 403: "permission", 404: "not_found", 413: "payload_too_large"}
 BY_CODE |= {429: "rate_limited", 503: "overloaded", 504: "timeout"}
 
@@ -144,6 +156,8 @@ class _Reader:
         if server is not None and part.text is None:
             self._run = None
             data = part.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if signature is not None:  # bytes in the SDK: the wire's base64 again
+                data["thoughtSignature"] = signature
             inner = data.get(_camel(server), {})
             self.content.append(
                 {
@@ -199,16 +213,21 @@ def _error(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, errors.APIError):
         status_name = exc.status if isinstance(exc.status, str) else None
         code = exc.code if isinstance(exc.code, int) else None
+        body = exc.details.get("error") if isinstance(exc.details, dict) else None
+        items = (body.get("details") if isinstance(body, dict) else None) or []
+        reasons = [d["reason"] for d in items if isinstance(d, dict) and isinstance(d.get("reason"), str)]
+        reason = next((r for r in reasons if r in REASONS), None)
         kind = (
-            STATUS.get(status_name or "")
+            REASONS.get(reason or "")
+            or STATUS.get(status_name or "")
             or BY_CODE.get(code or 0)
             or ("server" if (code or 0) >= 500 else "invalid_request")
         )
         out: dict[str, Any] = {"kind": kind, "message": str(exc.message or exc)}
         if code is not None and code >= 400:
             out["status"] = code
-        if status_name:
-            out["provider_code"] = status_name
+        if reason or status_name:
+            out["provider_code"] = reason or status_name
         return out
     if isinstance(exc, httpx.TimeoutException):
         return {"kind": "timeout", "message": str(exc)}
