@@ -24,6 +24,7 @@ releases end with a one-line error). Its retries need `tenacity`.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 from typing import Any
@@ -37,6 +38,7 @@ from examples._supported import require_version
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's documented offline switch: no fetch at import
 litellm, VERSION = require_version("litellm", "litellm", minimum=(1, 60))
+litellm.suppress_debug_info = True  # its "Give Feedback / Get Help" banner on every exception
 
 PROVIDER_PREFIX: dict[str, str] = {
     "openai": "openai",
@@ -234,6 +236,19 @@ async def _call(
         return failed(_error(exc), None if partial is None else _message(partial, provider))
 
 
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _run(call: Any) -> Any:
+    """Run a coroutine on one event loop kept for the process: litellm's logging worker binds to the
+    loop it first runs on (a new loop per call makes it carry its pending tasks over each time)."""
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+        atexit.register(_LOOP.close)
+    return _LOOP.run_until_complete(call)
+
+
 class LitellmRuntime:
     name = f"litellm {VERSION}"
     declaration = Declaration(
@@ -264,7 +279,7 @@ class LitellmRuntime:
         path = "/" + profile.base_url.split("//", 1)[-1].partition("/")[2]
         with serve_response(status, headers, chunks) as served:
             name = f"{prefix}/{model or profile.default_model}"
-            return asyncio.run(_call(name, served.url + path.rstrip("/"), _messages(conversation), stream, provider))
+            return _run(_call(name, served.url + path.rstrip("/"), _messages(conversation), stream, provider))
 
 
 def make() -> LitellmRuntime:
