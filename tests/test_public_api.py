@@ -55,6 +55,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "DecodeCapable",
         "EncodeCapable",
         "POLICY_SETTINGS",
+        "REFUSED",
         "PolicyValue",
         "RepairCapable",
         "Runtime",
@@ -67,6 +68,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "declaration_of",
         "decode_response",
         "missing_capabilities",
+        "refusal_of",
     ],
     "conformance.codecs": [
         "Codec",

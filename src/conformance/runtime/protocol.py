@@ -51,8 +51,22 @@ class EncodeCapable(Protocol):
     """A runtime with the `encode` capability."""
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
-        """CONVERSATION.json → the wire request body this runtime would send to `provider`."""
+        """CONVERSATION.json → the wire request body this runtime would send to `provider`, or
+        `{"refused": "<the library's reason>"}` when the library refuses to send this request
+        (`refusal_of`; the same object over JSON lines). A refusal is judged against what the provider
+        does: of a request the provider accepts it is `not_offered` (a limitation), never a crash."""
         ...
+
+
+REFUSED = "refused"
+"""The key of an `encode` answer that refuses the request: `{"refused": "<the library's reason>"}`."""
+
+
+def refusal_of(answer: Any) -> str | None:
+    """The library's reason when an `encode` answer is a refusal (`{"refused": reason}`), else None."""
+    if isinstance(answer, dict) and set(answer) == {REFUSED}:
+        return str(answer[REFUSED] or "refused")
+    return None
 
 
 class DecodeCapable(Protocol):
@@ -407,6 +421,7 @@ __all__ = [
     "DECODE_KEYWORDS",
     "OPTIONAL_FIELDS",
     "POLICY_SETTINGS",
+    "REFUSED",
     "SETTABLE",
     "UNAVAILABLE",
     "AgentCapable",
@@ -425,4 +440,5 @@ __all__ = [
     "declaration_of",
     "decode_response",
     "missing_capabilities",
+    "refusal_of",
 ]
