@@ -31,6 +31,7 @@ from conformance.exceptions import ScenarioError
 from conformance.harness.checks.common import invented_ids_aligned, scenario_model
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
 from conformance.runtime.protocol import decode_response
 from conformance.scenarios import Scenario
@@ -62,7 +63,7 @@ def _strategy(name: str) -> st.SearchStrategy[Any]:
 
     if name == "repair":
         return strategies.pathological()
-    # rechunk: which cassette (a fraction of the list) and where to cut (fractions of its length)
+    # rechunk, parity: which cassette (a fraction of the list) and where to cut (fractions of its length)
     return st.tuples(st.floats(0, 1, exclude_max=True), st.lists(st.floats(0, 1), max_size=24))
 
 
@@ -156,6 +157,83 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     return prop
 
 
+def _without(outcome: Any, fields: frozenset[str]) -> Any:
+    """`outcome` with these fields of its message left out."""
+    message = outcome.get("message") if isinstance(outcome, dict) else None
+    if not fields or not isinstance(message, dict):
+        return outcome
+    return {**outcome, "message": {k: v for k, v in message.items() if k not in fields}}
+
+
+def _parity_property(provider: str, ctx: HarnessContext) -> Property:
+    """The same answer streamed and not streamed reads the same: each bundled non-streamed success,
+    re-encoded in the dialect's stream form (`Codec.restream`, as replay answers a request that asks
+    for a stream) and cut at the drawn places, decodes to what the JSON body decodes to."""
+    from conformance.replay.delivery import restreamed
+    from conformance.runtime.reference import ReferenceRuntime
+
+    profile, reference = get_profile(provider), ReferenceRuntime()
+    pairs: list[tuple[str, int, dict[str, str], bytes, bytes, dict[str, str], str, dict[str, Any]]] = []
+    left_out: list[frozenset[str]] = []
+    for scenario in ctx.scenarios():
+        path = scenario.cassette_path(provider, ctx.root)
+        if scenario.check != "decode" or not path.is_file():
+            continue
+        model, conversation = scenario_model(scenario, provider), scenario.conversation(provider)
+        for it in load_cassette(path).interactions:
+            response = it.response
+            if it.request.stream_requested() or response.status >= 400:
+                continue
+            # the request a client asking for this answer as a stream sends (usage included where the
+            # dialect asks for it), as this package's encoder writes it
+            options = {**(conversation.get("options") or {}), "stream": True}
+            asked = parse_conversation({**conversation, "options": options}, where=f"{scenario.path}: input")
+            sent = codec_for(profile).encode(asked, profile).body
+            headers = response.flat_headers()
+            stream_headers, stream = restreamed(profile, response.status, list(headers.items()), response.body, sent)
+            if stream != response.body:
+                # what the written stream does not carry (usage, where the request did not ask for it)
+                # is left out: the reference's own readings of the two bodies say which fields
+                ours = [
+                    reference.decode(provider, response.status, h, [b], st).get("message") or {}
+                    for h, b, st in ((headers, response.body, False), (dict(stream_headers), stream, True))
+                ]
+                absent = frozenset(ours[0]) - frozenset(ours[1])
+                rel = ctx.rel(path)
+                pairs.append(
+                    (rel, response.status, headers, response.body, stream, dict(stream_headers), model, conversation)
+                )
+                left_out.append(absent)
+    if not pairs:
+        raise _NoCassettes()
+    plain: dict[int, Any] = {}
+
+    def prop(example: tuple[float, list[float]]) -> str | None:
+        pick, fractions = example
+        i = int(pick * len(pairs))
+        rel, status, headers, body, stream, stream_headers, model, conversation = pairs[i]
+        if i not in plain:
+            plain[i] = _without(
+                decode_response(
+                    ctx.runtime, provider, status, headers, [body], False, model=model, conversation=conversation
+                ),
+                left_out[i],
+            )
+        cuts = sorted({int(f * len(stream)) for f in fractions})
+        chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+        streamed = _without(
+            decode_response(
+                ctx.runtime, provider, status, stream_headers, chunks, True, model=model, conversation=conversation
+            ),
+            left_out[i],
+        )
+        if streamed == plain[i] or invented_ids_aligned(plain[i], streamed, body)[0] == plain[i]:
+            return None
+        return f"{rel}: the answer streamed (cut at {cuts}) decodes otherwise than the same answer not streamed"
+
+    return prop
+
+
 class _NoCassettes(Exception):
     pass
 
@@ -163,8 +241,9 @@ class _NoCassettes(Exception):
 PROPERTIES: dict[str, Callable[[str, HarnessContext], Property]] = {
     "repair": _repair_property,
     "rechunk": _rechunk_property,
+    "parity": _parity_property,
 }
-NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode"}
+NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode", "parity": "decode"}
 """The capability of the runtime under test each property exercises."""
 
 
