@@ -80,6 +80,13 @@ def httpx_transport(status: int, headers: dict[str, str], chunks: Iterable[bytes
     return _Answer(status, headers, chunks)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up early (a library giving up on a cut stream) is no error of the server's."""
+
+
 class Served:
     """A loopback endpoint answering every request with one recorded response (`serve_response`)."""
 
@@ -115,8 +122,7 @@ class Served:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
