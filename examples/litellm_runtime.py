@@ -37,7 +37,7 @@ from examples._offers import NOT_OFFERED
 from examples._supported import require_version
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's documented offline switch: no fetch at import
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # its token counter's Hugging Face tokenizers: the bundled ones, no download
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # its token counter: the bundled tokenizers, no download
 litellm, VERSION = require_version("litellm", "litellm", minimum=(1, 60))
 litellm.suppress_debug_info = True  # its "Give Feedback / Get Help" banner on every exception
 
