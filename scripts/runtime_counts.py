@@ -35,7 +35,12 @@ CLASSES = CountTable("<!-- classes:begin -->", "<!-- classes:end -->", "row")
 """The classification table: read and rewritten between its markers like the count tables."""
 UNREAD = "unread"
 OPENAI_CHAT = ("openai", "openrouter", "xai", "fireworks", "groq", "deepseek", "mistral", "openai-compatible")
-GROUPS: dict[str, tuple[str, ...]] = {"OpenAI-chat": OPENAI_CHAT, "anthropic": ("anthropic",), "gemini": ("gemini",)}
+GROUPS: dict[str, tuple[str, ...]] = {
+    "OpenAI-chat": OPENAI_CHAT,
+    "anthropic": ("anthropic",),
+    "gemini": ("gemini",),
+    "vertex": ("vertex",),
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ RUNS: dict[str, Run] = {
     "pydantic-ai (decode only)": Run(
         "examples.pydantic_ai_runtime:make_decoder", ("OpenAI-chat", "anthropic", "gemini")
     ),
+    "litellm": Run("examples.litellm_runtime:make", ("OpenAI-chat", "anthropic", "gemini")),
+    "google-genai": Run("examples.google_genai_runtime:make", ("gemini", "vertex")),
 }
 
 

@@ -18,16 +18,20 @@ from conformance.capabilities import ModelInfo, ProviderProfile
 
 PUBLIC_API: dict[str, list[str]] = {
     "conformance.adapters": [
+        "ChunkStream",
         "DecodeOnly",
         "Httpx2Transport",
         "ReplayMismatch",
+        "Served",
         "arguments_json",
         "conversation_parts",
         "failed",
+        "httpx_transport",
         "mock_transport",
         "recorded_response",
         "reraise_replay_mismatch",
         "sdk_sleeps_on",
+        "serve_response",
         "text_of",
     ],
     "conformance.capabilities": [
@@ -45,6 +49,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "conformance.runtime.protocol": [
         "CAPABILITIES",
+        "DECODE_KEYWORDS",
         "OPTIONAL_FIELDS",
         "AgentCapable",
         "AgentRequest",
@@ -53,6 +58,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "DecodeCapable",
         "EncodeCapable",
         "POLICY_SETTINGS",
+        "REFUSED",
         "PolicyValue",
         "RepairCapable",
         "Runtime",
@@ -65,6 +71,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "declaration_of",
         "decode_response",
         "missing_capabilities",
+        "refusal_of",
     ],
     "conformance.codecs": [
         "Codec",

@@ -21,6 +21,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning"),
     pytest.mark.filterwarnings("ignore:Sampling parameters .* are not supported:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Items? .* on TypedDict"),  # litellm's import (pydantic on its TypedDicts)
 ]
 
 

@@ -159,3 +159,18 @@ class DropsUnsupportedOptions(ReferenceRuntime):
         if request.get("op") == "encode":
             request = {**request, "conversation": _dropping(request["conversation"])}
         return super().context(request, transport)
+
+
+class StreamLosesRawStop(ReferenceRuntime):
+    """Its stream reader loses the provider's own stop reason that its JSON reader keeps."""
+
+    name = "mutant-stream-loses-raw-stop"
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        outcome = super().decode(provider, status, headers, chunks, stream)
+        message = outcome.get("message")
+        if stream and isinstance(message, dict):
+            outcome = {**outcome, "message": {k: v for k, v in message.items() if k != "raw_stop_reason"}}
+        return outcome

@@ -300,3 +300,14 @@ def test_fail_on_disagreement_ignores_runtimes_that_did_not_answer(tmp_path: Pat
     skipped.save(b)
     out = tmp_path / "cmp"
     assert main(["report", "--compare", str(a), str(b), "--out", str(out), "--fail-on-disagreement"]) == 0
+
+
+def test_a_cell_reads_passing_of_answered_in_run_and_compare_alike() -> None:
+    """A fully passing cell with 4 unsupported rows reads `3/3` in `run` and in `report --compare`."""
+    from conformance.report.compare_terminal import mark
+    from conformance.report.matrix import Cell
+    from conformance.report.terminal import cell_text
+
+    cell = Cell(provider="openai", feature="text", verdict="pass", counts={"pass": 3, "unsupported": 4}, results=[])
+    assert cell_text(cell).plain == "✓ 3/3"
+    assert mark(cell).plain == "✓3/3"

@@ -3,17 +3,26 @@
 - `sdk_sleeps_on(clock, *modules)` — for the duration of a block, an SDK's own retry loop
   (`time.sleep` / `anyio.sleep` in its `_base_client`) waits on the harness clock, with the
   duration the SDK computed;
+- the decode pattern, one recorded response served to any HTTP stack with its body in the chunks
+  the row hands over (one read of the wire per chunk, so the library's own stream decoder sees the
+  boundaries; a cut connection raises the stack's own protocol error):
+  `httpx_transport(status, headers, chunks)` for `httpx` clients (sync and async),
+  `mock_transport(status, headers, chunks)` for `httpx2` clients (sync and async),
+  `serve_response(status, headers, chunks)` a loopback URL for any other client (aiohttp,
+  requests, urllib);
 - `Httpx2Transport(transport)` — an `httpx2` transport (for SDKs built on `httpx2`) that forwards
-  to the harness's `httpx` transport; `mock_transport(status, headers, chunks)` answers every
-  request with one recorded response (the decode pattern). Both need the `httpx2` package and are
+  to the harness's `httpx` transport. It and `mock_transport(status, headers, chunks)` (one
+  recorded response for every request, the decode pattern) need the `httpx2` package and are
   imported on first use. Both carry faults as the SDK's transport raises them: a body whose
   connection dropped yields what arrived, then raises `httpx2.RemoteProtocolError`;
 - `recorded_response(status, headers, chunks, request)` — the same recorded answer as an `httpx`
   response, for an `httpx.MockTransport` handler (a dropped body raises `httpx.RemoteProtocolError`
   after its chunks);
-- `ReplayMismatch` and `reraise_replay_mismatch(exc)` — the harness's "request not in cassette"
-  signal, re-raised when a library wrapped it (as a connection error, say): that verdict is the
-  harness's to give, never an outcome of the runtime;
+- `ReplayMismatch` and `reraise_replay_mismatch(exc, transport)` — the harness's "request not in
+  cassette" signal, re-raised when a library wrapped it (cause chain) or replaced it with an
+  exception of its own (the transport keeps every unmatched request): that verdict is the
+  harness's to give, never an outcome of the runtime. The harness reads the transport's marker
+  after every call as well;
 - `failed(error, partial)` — the outcome of a response that failed after `partial` arrived;
 - `conversation_parts(conversation)`, `text_of(content)`, `arguments_json(block)` — reading a
   CONVERSATION.json as plain call arguments;
@@ -32,6 +41,7 @@ from conformance.adapters._body import recorded_response
 from conformance.adapters._conversation import arguments_json, conversation_parts, failed, text_of
 from conformance.adapters._decode_only import DecodeOnly
 from conformance.adapters._replay import ReplayMismatch, reraise_replay_mismatch
+from conformance.adapters._serve import ChunkStream, Served, httpx_transport, serve_response
 from conformance.adapters._sleep import sdk_sleeps_on
 
 if TYPE_CHECKING:
@@ -50,15 +60,19 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ChunkStream",
     "DecodeOnly",
     "Httpx2Transport",
     "ReplayMismatch",
+    "Served",
     "arguments_json",
     "conversation_parts",
     "failed",
+    "httpx_transport",
     "mock_transport",
     "recorded_response",
     "reraise_replay_mismatch",
     "sdk_sleeps_on",
+    "serve_response",
     "text_of",
 ]

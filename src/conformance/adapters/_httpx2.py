@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from conformance.runtime.dropped import drop_error, received
+from conformance.adapters._serve import ChunkStream, served_headers
 
 try:
     import httpx2
@@ -97,14 +97,29 @@ class Httpx2Transport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         return self._response(response, parts, None, request)
 
 
-def mock_transport(status: int, headers: dict[str, str], chunks: list[bytes]) -> Any:
-    """An `httpx2` transport answering every request with this one recorded response (the decode
-    pattern). When its connection dropped (`chunks` is a `runtime.dropped.DroppedChunks`), the body
-    yields the chunks that arrived and then raises `httpx2.RemoteProtocolError`."""
-    arrived, dropped = received(chunks), drop_error(chunks)
+class _Chunks(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A body delivered chunk by chunk (one read per recorded chunk); a cut raises httpx2's own error."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from ChunkStream(self._chunks)
+        except httpx.TransportError as exc:
+            raise httpx2.RemoteProtocolError(str(exc)) from exc
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self:
+            yield chunk
+
+
+def mock_transport(status: int, headers: dict[str, str], chunks: Iterable[bytes]) -> Any:
+    """An `httpx2` transport (sync and async clients) answering every request with this one recorded
+    response, its body streamed in `chunks` as they are (the decode pattern). For `httpx` clients:
+    `httpx_transport`; for any other: `serve_response`."""
 
     def handler(request: Any) -> Any:
-        body = _Body(arrived, dropped, request)
-        return httpx2.Response(status, headers=list(headers.items()), stream=body, request=request)
+        return httpx2.Response(status, headers=served_headers(headers), stream=_Chunks(chunks), request=request)
 
     return httpx2.MockTransport(handler)

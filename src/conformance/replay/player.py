@@ -140,6 +140,9 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self.play_counts = [0] * len(cassette.interactions)
         self.log: list[LoggedRequest] = []
         self._clock = clock
+        self.mismatches: list[ReplayMismatch] = []
+        """Every request no interaction matched, kept whatever the runtime did with the exception
+        (a library may wrap it, or replace it with one of its own): `raise_mismatch` reads it."""
 
     @classmethod
     def from_path(cls, path: Path, *, restream: bool = False) -> CassetteTransport:
@@ -187,7 +190,15 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             self.findings += findings
             self.play_counts[i] += 1
             return i, it
-        raise ReplayMismatch(self._explain(method, url, nearest), near_findings, len(self.log) + 1)
+        mismatch = ReplayMismatch(self._explain(method, url, nearest), near_findings, len(self.log) + 1)
+        self.mismatches.append(mismatch)
+        raise mismatch
+
+    def raise_mismatch(self) -> None:
+        """Raise the first request no interaction matched, if any: called after a runtime's call, it
+        gives the mismatch verdict however the library wrapped, replaced or swallowed the exception."""
+        if self.mismatches:
+            raise self.mismatches[0]
 
     def _explain(self, method: str, url: str, nearest: tuple[int, str] | None) -> str:
         head = f"no unplayed interaction of {self.cassette.path} matches {method} {url}"

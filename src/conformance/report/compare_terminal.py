@@ -12,9 +12,9 @@ from rich.text import Text
 
 from conformance.report.compare import NOT_RUN, Comparison, Spot, explaining, grouped_rows
 from conformance.report.matrix import VERDICTS, Cell
-from conformance.report.terminal import SYMBOLS
+from conformance.report.terminal import ANSWERED, SYMBOLS, fraction
 
-RAN = ("pass", "fail", "error")
+RAN = ANSWERED
 
 
 def mark(cell: Cell | None) -> Text:
@@ -23,8 +23,7 @@ def mark(cell: Cell | None) -> Text:
         return Text("×", style="dim italic")
     symbol, style = SYMBOLS[cell.verdict]
     if cell.verdict in RAN:
-        ran = sum(cell.counts.get(v, 0) for v in RAN)
-        return Text(f"{symbol}{cell.counts.get('pass', 0)}/{ran}", style=style)
+        return Text(f"{symbol}{fraction(cell)}", style=style)
     return Text(symbol, style=style)
 
 

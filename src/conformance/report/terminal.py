@@ -35,13 +35,21 @@ def class_summary(m: Matrix) -> str:
     )
 
 
+ANSWERED: tuple[Verdict, ...] = ("pass", "fail", "error")
+"""The verdicts of rows the runtime answered: a cell's `passed/answered` counts these alone (rows
+unsupported, skipped, not offered or missing are counted apart), in `run`, the report and `compare`."""
+
+
+def fraction(cell: Cell) -> str:
+    """`passed/answered` of a cell: its passing rows of those the runtime answered."""
+    return f"{cell.counts.get('pass', 0)}/{sum(cell.counts.get(v, 0) for v in ANSWERED)}"
+
+
 def cell_text(cell: Cell | None) -> Text:
     if cell is None:
         return Text("")
     symbol, style = SYMBOLS[cell.verdict]
-    total = sum(cell.counts.values())
-    passed = cell.counts.get("pass", 0)
-    label = f"{symbol} {passed}/{total}" if cell.verdict in ("pass", "fail", "error") else symbol
+    label = f"{symbol} {fraction(cell)}" if cell.verdict in ANSWERED else symbol
     return Text(label, style=style)
 
 

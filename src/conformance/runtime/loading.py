@@ -65,6 +65,8 @@ def load_runtime(
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise InputError(f"cannot import {module_name!r}: {exc}", where=where) from None
+    except Exception as exc:  # an adapter failing on a library release it does not know: one line, no traceback
+        raise InputError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}", where=where) from None
     factory = getattr(module, attr, None)
     if factory is None:
         raise InputError(f"{module_name} has no attribute {attr!r}", where=where)

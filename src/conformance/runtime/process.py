@@ -267,10 +267,12 @@ class ProcessRuntime:
         stream: bool,
         *,
         model: str | None = None,
+        conversation: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         params = {
             "provider": provider,
             "model": model or _usual_model(provider),
+            "conversation": conversation,  # the prompt the answer is to (null: a real recorded call)
             "status": status,
             "headers": dict(headers),
             "chunks": [base64.b64encode(c).decode("ascii") for c in received(chunks)],

@@ -51,8 +51,22 @@ class EncodeCapable(Protocol):
     """A runtime with the `encode` capability."""
 
     def encode(self, conversation: dict[str, Any], provider: str) -> dict[str, Any]:
-        """CONVERSATION.json → the wire request body this runtime would send to `provider`."""
+        """CONVERSATION.json → the wire request body this runtime would send to `provider`, or
+        `{"refused": "<the library's reason>"}` when the library refuses to send this request
+        (`refusal_of`; the same object over JSON lines). A refusal is judged against what the provider
+        does: of a request the provider accepts it is `not_offered` (a limitation), never a crash."""
         ...
+
+
+REFUSED = "refused"
+"""The key of an `encode` answer that refuses the request: `{"refused": "<the library's reason>"}`."""
+
+
+def refusal_of(answer: Any) -> str | None:
+    """The library's reason when an `encode` answer is a refusal (`{"refused": reason}`), else None."""
+    if isinstance(answer, dict) and set(answer) == {REFUSED}:
+        return str(answer[REFUSED] or "refused")
+    return None
 
 
 class DecodeCapable(Protocol):
@@ -66,7 +80,9 @@ class DecodeCapable(Protocol):
 
         A runtime whose `decode` also takes a `model` keyword is given the model id the request
         named (the scenario's, else the provider's usual one): a library that builds a model object
-        before it reads an answer needs one. The harness calls it through `decode_response`.
+        before it reads an answer needs one; one that also takes `conversation` is given the
+        scenario's CONVERSATION.json (the prompt the answer is to). The harness calls it through
+        `decode_response`.
 
         When the connection dropped mid-body, `chunks` is a `runtime.dropped.DroppedChunks`: the
         chunks that arrived, whose iteration then raises the transport's error
@@ -74,20 +90,25 @@ class DecodeCapable(Protocol):
         ...
 
 
-_TAKES_MODEL: dict[Any, bool] = {}
+_TAKES: dict[tuple[Any, str], bool] = {}
+
+DECODE_KEYWORDS: tuple[str, ...] = ("model", "conversation")
+"""Keywords the harness gives a `decode` that names them: the model id the request named, and the
+scenario's CONVERSATION.json (a library that needs the prompt — for a usage estimate, say — need
+not invent one; None where the recording has no conversation: a real recorded call)."""
 
 
-def _takes_model(method: Any) -> bool:
+def _takes(method: Any, name: str) -> bool:
     func = getattr(method, "__func__", method)
-    known = _TAKES_MODEL.get(func)
+    known = _TAKES.get((func, name))
     if known is None:
         try:
             params = list(inspect.signature(method).parameters.values())
         except (TypeError, ValueError):  # a builtin without a signature
             params = []
         # named, not `**kwargs`: a wrapper passing its arguments on to a decode without one is called as before
-        known = any(p.name == "model" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-        _TAKES_MODEL[func] = known
+        known = any(p.name == name and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        _TAKES[(func, name)] = known
     return known
 
 
@@ -100,12 +121,13 @@ def decode_response(
     stream: bool,
     *,
     model: str | None,
+    conversation: dict[str, Any] | None = None,
 ) -> Any:
-    """`runtime.decode` of one response, with `model=` where its `decode` takes that keyword (an
-    addition to the protocol: a runtime written without it is called as before)."""
-    if _takes_model(runtime.decode):
-        return runtime.decode(provider, status, headers, chunks, stream, model=model)
-    return runtime.decode(provider, status, headers, chunks, stream)
+    """`runtime.decode` of one response, with `model=` and `conversation=` where its `decode` takes
+    those keywords (additions to the protocol: a runtime written without them is called as before)."""
+    given = {"model": model, "conversation": conversation}
+    kwargs = {k: given[k] for k in DECODE_KEYWORDS if _takes(runtime.decode, k)}
+    return runtime.decode(provider, status, headers, chunks, stream, **kwargs)
 
 
 class RepairCapable(Protocol):
@@ -400,8 +422,10 @@ def missing_capabilities(runtime: object, needed: Sequence[str]) -> list[str]:
 
 __all__ = [
     "CAPABILITIES",
+    "DECODE_KEYWORDS",
     "OPTIONAL_FIELDS",
     "POLICY_SETTINGS",
+    "REFUSED",
     "SETTABLE",
     "UNAVAILABLE",
     "AgentCapable",
@@ -420,4 +444,5 @@ __all__ = [
     "declaration_of",
     "decode_response",
     "missing_capabilities",
+    "refusal_of",
 ]

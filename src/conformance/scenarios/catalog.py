@@ -90,6 +90,7 @@ FEATURES: tuple[Feature, ...] = (
     # generated
     Feature("generated_repair", "generated", "Generated pathological transcripts repaired"),
     Feature("generated_rechunk", "generated", "Every cassette decoded the same for any split"),
+    Feature("generated_parity", "generated", "The same answer streamed and not streamed reads the same"),
     # store (provider-independent: the same verdict in every column)
     Feature("store_append_path", "store", "Roots, appends and the path a request is built from"),
     Feature("store_edit", "store", "Edits in place on a leaf, a branch when the node has children"),

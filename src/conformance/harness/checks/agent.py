@@ -156,6 +156,7 @@ def check_agent(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     rel = ctx.rel(cassette)
     try:
         answer = ctx.runtime.agent_turn(request)
+        transport.raise_mismatch()  # the library may have replaced the exception with one of its own
     except ReplayMismatch as exc:
         return mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
     host.settle()

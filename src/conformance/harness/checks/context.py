@@ -163,6 +163,7 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
             rel = ctx.rel(cassette)
         try:
             answer = runtime.context(request, transport)
+            transport.raise_mismatch()  # the library may have replaced the exception with one of its own
         except ReplayMismatch as exc:
             return mismatch_failure(scenario, provider, exc, cassette=rel)
         unplayed = transport.unplayed()

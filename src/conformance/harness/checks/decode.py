@@ -29,7 +29,7 @@ from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import cassette_evidence
 from conformance.replay.player import ReplayMismatch, ReplaySession
 from conformance.runtime.dropped import DroppedChunks
-from conformance.runtime.protocol import decode_response, missing_capabilities
+from conformance.runtime.protocol import decode_response, missing_capabilities, refusal_of
 from conformance.scenarios import Scenario
 
 
@@ -61,6 +61,13 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         recorded = session.transport.cassette.interactions[0].request
         stream = recorded.stream_requested()
         body = ctx.runtime.encode(conv_data, provider) if has_encode else recorded.json()
+        refused = refusal_of(body)
+        if refused is not None:
+            status = session.transport.cassette.interactions[0].response.status
+            if status < 400:  # a refusal of a request the provider accepts: a limitation, not a crash
+                why = f"the runtime refuses a request {provider} accepts (recorded status {status}): {refused}"
+                return result(scenario, provider, "not_offered", why, cassette=rel, evidence=evidence)
+            body = recorded.json()  # the provider refuses it too: its answer's reading is still judged
         try:
             # a runtime that asks for the recorded answer as a stream (its delivery keys alone
             # differ) gets it streamed: its reading of that stream is what the row judges
@@ -81,6 +88,7 @@ def check_decode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         delivered_chunks(split(response.body, scenario.spec.chunk_size), response.dropped),
         stream,
         model=scenario_model(scenario, provider),
+        conversation=conv_data,
     )
     failure = unplayed_failure(
         scenario, provider, unplayed, cassette=rel, evidence=evidence, expected=expected, actual=actual

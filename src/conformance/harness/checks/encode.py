@@ -25,6 +25,7 @@ from conformance.compare import ScenarioResult, is_ignored
 from conformance.harness.checks.request_rules import check_request_rules
 from conformance.harness.checks.token_limit import token_limit_findings, window_findings, without_token_limit
 from conformance.harness.context import HarnessContext, finding_entry, judge, requires, result
+from conformance.runtime.protocol import refusal_of
 from conformance.scenarios import Scenario
 
 
@@ -38,6 +39,11 @@ def check_encode(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
         return result(scenario, provider, "missing", "no expected wire request for this provider")
     conversation = scenario.conversation(provider)
     actual = ctx.runtime.encode(conversation, provider)
+    refused = refusal_of(actual)
+    if refused is not None:  # the expected body is one the provider accepts: refusing it is a limitation
+        rules = " (the row asks for a request it accepts)" if scenario.spec.request_rules else ""
+        why = f"the runtime refuses a request {provider} accepts{rules}: {refused}"
+        return result(scenario, provider, "not_offered", why, expected=expected, actual=actual)
     if scenario.spec.request_rules:
         return check_request_rules(scenario, provider, expected, actual)
     profile = get_profile(provider)

@@ -31,6 +31,7 @@ from conformance.exceptions import ScenarioError
 from conformance.harness.checks.common import invented_ids_aligned, scenario_model
 from conformance.harness.context import HarnessContext, requires, result
 from conformance.model import MESSAGES_ADAPTER, Conversation, dump
+from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
 from conformance.replay.faults import fault_kinds
 from conformance.runtime.dropped import DroppedChunks
@@ -64,7 +65,7 @@ def _strategy(name: str) -> st.SearchStrategy[Any]:
 
     if name == "repair":
         return strategies.pathological()
-    # rechunk: which cassette (a fraction of the list) and where to cut (fractions of its length)
+    # rechunk, parity: which cassette (a fraction of the list) and where to cut (fractions of its length)
     return st.tuples(st.floats(0, 1, exclude_max=True), st.lists(st.floats(0, 1), max_size=24))
 
 
@@ -112,14 +113,14 @@ def _repair_property(provider: str, ctx: HarnessContext) -> Property:
 
 
 def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
-    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str, bool]] = []
+    bodies: list[tuple[str, int, dict[str, str], bytes, bool, str, bool, dict[str, Any]]] = []
     for scenario in ctx.scenarios():
         if scenario.check != "decode":
             continue
         path = scenario.cassette_path(provider, ctx.root)
         if not path.is_file():
             continue
-        model = scenario_model(scenario, provider)
+        model, conversation = scenario_model(scenario, provider), scenario.conversation(provider)
         cassette = load_cassette(path)
         endings = fault_kinds(cassette.meta, len(cassette.interactions), str(path))
         for it, ending in zip(cassette.interactions, endings, strict=True):
@@ -127,7 +128,8 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
             response = it.response
             streamed = it.request.stream_requested()
             dropped = ending == "drop"  # the same drop after every chunking (`replay.faults`)
-            bodies.append((rel, response.status, response.flat_headers(), response.body, streamed, model, dropped))
+            row = (rel, response.status, response.flat_headers(), response.body, streamed, model, dropped, conversation)
+            bodies.append(row)
     if not bodies:
         raise _NoCassettes()
     wholes: dict[int, dict[str, Any]] = {}
@@ -135,17 +137,99 @@ def _rechunk_property(provider: str, ctx: HarnessContext) -> Property:
     def prop(example: tuple[float, list[float]]) -> str | None:
         pick, fractions = example
         i = int(pick * len(bodies))
-        rel, status, headers, body, stream, model, dropped = bodies[i]
+        rel, status, headers, body, stream, model, dropped, conversation = bodies[i]
         if i not in wholes:
             whole = DroppedChunks([body]) if dropped else [body]
-            wholes[i] = decode_response(ctx.runtime, provider, status, headers, whole, stream, model=model)
+            wholes[i] = decode_response(
+                ctx.runtime, provider, status, headers, whole, stream, model=model, conversation=conversation
+            )
         cuts = sorted({int(f * len(body)) for f in fractions})
         chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
         chunks = DroppedChunks(chunks) if dropped else chunks
-        split_up = decode_response(ctx.runtime, provider, status, headers, chunks, stream, model=model)
+        split_up = decode_response(
+            ctx.runtime, provider, status, headers, chunks, stream, model=model, conversation=conversation
+        )
         if split_up == wholes[i] or invented_ids_aligned(wholes[i], split_up, body)[0] == wholes[i]:
             return None  # the same, or the same but for ids of the runtime's own invention
         return f"{rel}: decoding differs when the body is split at {cuts}"
+
+    return prop
+
+
+def _without(outcome: Any, fields: frozenset[str]) -> Any:
+    """`outcome` with these fields of its message left out."""
+    message = outcome.get("message") if isinstance(outcome, dict) else None
+    if not fields or not isinstance(message, dict):
+        return outcome
+    return {**outcome, "message": {k: v for k, v in message.items() if k not in fields}}
+
+
+def _parity_property(provider: str, ctx: HarnessContext) -> Property:
+    """The same answer streamed and not streamed reads the same: each bundled non-streamed success,
+    re-encoded in the dialect's stream form (`Codec.restream`, as replay answers a request that asks
+    for a stream) and cut at the drawn places, decodes to what the JSON body decodes to."""
+    from conformance.codecs import decode_response as read
+    from conformance.replay.delivery import restreamed
+
+    profile = get_profile(provider)
+    codec = codec_for(profile)
+    pairs: list[tuple[str, int, dict[str, str], bytes, bytes, dict[str, str], str, dict[str, Any]]] = []
+    left_out: list[frozenset[str]] = []
+    for scenario in ctx.scenarios():
+        path = scenario.cassette_path(provider, ctx.root)
+        if scenario.check != "decode" or not path.is_file():
+            continue
+        model, conversation = scenario_model(scenario, provider), scenario.conversation(provider)
+        for it in load_cassette(path).interactions:
+            response = it.response
+            if it.request.stream_requested() or response.status >= 400:
+                continue
+            # the request a client asking for this answer as a stream sends (usage included where the
+            # dialect asks for it), as this package's encoder writes it
+            options = {**(conversation.get("options") or {}), "stream": True}
+            asked = parse_conversation({**conversation, "options": options}, where=f"{scenario.path}: input")
+            sent = codec_for(profile).encode(asked, profile).body
+            headers = response.flat_headers()
+            stream_headers, stream = restreamed(profile, response.status, list(headers.items()), response.body, sent)
+            if stream != response.body:
+                # what the written stream does not carry (usage, where the request did not ask for it)
+                # is left out: this package's readings of the two bodies say which fields
+                ours = [
+                    read(codec, profile, response.status, h, b, stream_hint=st).to_json().get("message") or {}
+                    for h, b, st in ((headers, response.body, False), (dict(stream_headers), stream, True))
+                ]
+                absent = frozenset(ours[0]) - frozenset(ours[1])
+                rel = ctx.rel(path)
+                pairs.append(
+                    (rel, response.status, headers, response.body, stream, dict(stream_headers), model, conversation)
+                )
+                left_out.append(absent)
+    if not pairs:
+        raise _NoCassettes()
+    plain: dict[int, Any] = {}
+
+    def prop(example: tuple[float, list[float]]) -> str | None:
+        pick, fractions = example
+        i = int(pick * len(pairs))
+        rel, status, headers, body, stream, stream_headers, model, conversation = pairs[i]
+        if i not in plain:
+            plain[i] = _without(
+                decode_response(
+                    ctx.runtime, provider, status, headers, [body], False, model=model, conversation=conversation
+                ),
+                left_out[i],
+            )
+        cuts = sorted({int(f * len(stream)) for f in fractions})
+        chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+        streamed = _without(
+            decode_response(
+                ctx.runtime, provider, status, stream_headers, chunks, True, model=model, conversation=conversation
+            ),
+            left_out[i],
+        )
+        if streamed == plain[i] or invented_ids_aligned(plain[i], streamed, body)[0] == plain[i]:
+            return None
+        return f"{rel}: the answer streamed (cut at {cuts}) decodes otherwise than the same answer not streamed"
 
     return prop
 
@@ -157,8 +241,9 @@ class _NoCassettes(Exception):
 PROPERTIES: dict[str, Callable[[str, HarnessContext], Property]] = {
     "repair": _repair_property,
     "rechunk": _rechunk_property,
+    "parity": _parity_property,
 }
-NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode"}
+NEEDS: dict[str, str] = {"repair": "repair", "rechunk": "decode", "parity": "decode"}
 """The capability of the runtime under test each property exercises."""
 
 

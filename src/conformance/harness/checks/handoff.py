@@ -31,7 +31,7 @@ from conformance.model import (
 )
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
-from conformance.runtime.protocol import decode_response
+from conformance.runtime.protocol import decode_response, refusal_of
 from conformance.scenarios import Scenario
 
 SOURCE_ONLY_OPTIONS = frozenset({"server_tools"})
@@ -143,6 +143,10 @@ def check_handoff(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
     failures: list[str] = []
     for label, conv in transcripts:
         body = ctx.runtime.encode(conv, provider)
+        refused = refusal_of(body)
+        if refused is not None:  # a history the provider accepts, refused: a limitation, not a crash
+            why = f"{label}: the runtime refuses a request {provider} accepts: {refused}"
+            return result(scenario, provider, "not_offered", why)
         problems = validate(body, profile)
         if problems:
             failures.append(f"{label}: " + "; ".join(f"{v.path}: {v.message}" for v in problems[:3]))

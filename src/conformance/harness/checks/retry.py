@@ -225,6 +225,7 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     random.seed(f"{scenario.id}/{provider}")
     try:
         outcome = ctx.runtime.turn(request)
+        transport.raise_mismatch()  # the library may have replaced the exception with one of its own
     except ReplayMismatch as exc:
         mismatch = mismatch_failure(scenario, provider, exc, cassette=rel, evidence=evidence, expected=expected)
         early = sooner_than_hinted(expected, clock.sleeps)
