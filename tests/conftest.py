@@ -44,6 +44,22 @@ FULL: dict[str, str] = {
     "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[pydantic-ai]": (
         "the classification of pydantic-ai's red rows, from its full count runs"
     ),
+    # litellm's count runs (every column of three groups through its async client, real traffic
+    # left out) and the reading of its red rows; stay: google-genai's counts and red rows
+    "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[litellm-": (
+        "litellm's full count runs"
+    ),
+    "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[litellm]": (
+        "the classification of litellm's red rows, from its full count runs"
+    ),
+    # every adapter run again with real traffic, each failing row's library objects inspected (the
+    # full step runs it beside the count runs it reads)
+    "tests/examples/test_runtime_library_keeps.py::test_no_red_decode_row_is_one_the_library_has_the_answer_to[": (
+        "each adapter's decode rows, the library's own objects read"
+    ),
+    "tests/examples/test_runtime_library_keeps.py::test_no_failing_real_call_is_one_the_library_has_the_answer_to[": (
+        "each adapter over the 1,459 real calls, the library's own objects read"
+    ),
     # large xdist and fork runs; stay: test_auto_over_a_few_checks_runs_them_in_one_process, the
     # sizing tests (test_auto_forks_one_process_per_cpu_for_a_large_run, ..._sizes_xdist_workers_...),
     # test_their_suite_and_ours_run_in_one_session, test_the_matrix_does_not_depend_on_the_test_order
