@@ -22,6 +22,7 @@ from typing import Any
 from conformance.exceptions import CassetteError, ConformanceError
 from conformance.fileio import parse_yaml, read_regular
 from conformance.replay.cassette import load_cassette
+from conformance.replay.faults import fault_kinds
 from conformance.scenarios import load_layered
 from conformance.secrets import find_key, header_credential, unescape_ascii
 
@@ -112,10 +113,15 @@ def _body_findings(cassette: Any, wanted: bool = True) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if not wanted:
         return out
-    for n, it in enumerate(cassette.interactions, 1):
+    try:
+        endings = fault_kinds(cassette.meta, len(cassette.interactions), str(cassette.path))
+    except ConformanceError:
+        endings = ["clean_end"] * len(cassette.interactions)  # a malformed fault is reported on its own
+    for n, (it, ending) in enumerate(zip(cassette.interactions, endings, strict=True), 1):
+        whole = it.response.status not in NO_BODY and ending == "clean_end"  # a dropped body is cut on purpose
         for side, headers, body in (
             ("request", it.request.headers, it.request.body),
-            ("response", it.response.headers, None if it.response.status in NO_BODY else it.response.body),
+            ("response", it.response.headers, it.response.body if whole else None),
         ):
             if (why := _body_problem(headers, body, side)) is not None:
                 out.append((side, f"interaction {n}: the {side} {why}"))

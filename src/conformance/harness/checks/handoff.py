@@ -31,6 +31,7 @@ from conformance.model import (
 )
 from conformance.model.parse import parse_conversation
 from conformance.replay.cassette import load_cassette
+from conformance.replay.faults import fault_kinds
 from conformance.runtime.protocol import decode_response, refusal_of
 from conformance.scenarios import Scenario
 
@@ -69,7 +70,11 @@ def _decoded(ctx: HarnessContext, undecoded: list[str]) -> Iterator[tuple[str, s
             asked = scenario.conversation(source)
             options = {k: v for k, v in asked.get("options", {}).items() if k not in SOURCE_ONLY_OPTIONS}
             conv = parse_conversation({**asked, "options": {**options, "drop_unsupported": True}})
-            for it in load_cassette(path).interactions:
+            cassette = load_cassette(path)
+            endings = fault_kinds(cassette.meta, len(cassette.interactions), str(path))
+            for it, ending in zip(cassette.interactions, endings, strict=True):
+                if ending != "clean_end":
+                    continue  # a dropped or reset answer hands nothing off
                 try:
                     outcome = decode_response(
                         ctx.runtime,
