@@ -31,7 +31,7 @@ def test_each_adapter_runs_from_the_command_line(
 ) -> None:
     monkeypatch.chdir(ROOT)
     out = tmp_path / "out"
-    args = ["run", "--runtime", factory, "--provider", provider, "--scenario", "text_basic"]
+    args = ["run", "--runtime", factory, "--provider", provider, "--scenario", "text_basic", "--no-real"]
     assert main([*args, "--scenario", "repair_orphan_tool_result", "--out", str(out), "--no-html"]) == 0
     matrix = json.loads((out / "matrix.json").read_text())
     assert matrix["runtime"].startswith(name)
