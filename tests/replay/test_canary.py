@@ -147,6 +147,8 @@ def test_no_form_of_the_key_reaches_a_log_line_at_debug(
 ) -> None:
     shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
     caplog.set_level(logging.DEBUG)
+    for name in ("httpx", "httpcore"):  # a library imported earlier in the process (litellm) may quiet them
+        caplog.set_level(logging.DEBUG, logger=name)
     record(tmp_path, "openai", mode="all", scenario_ids=["text_basic"], base_url=echo_url, env={"OPENAI_API_KEY": KEY})
     names = {r.name for r in caplog.records}
     assert {"httpx", "httpcore.http11", "httpcore.connection"} <= names  # the emitting loggers were heard

@@ -407,6 +407,8 @@ async def test_a_stream_that_breaks_keeps_its_partial_and_is_retried(failure: ty
 
 async def test_a_query_key_never_reaches_the_logs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
+    for name in ("httpx", "httpcore"):  # a library imported earlier in the process (litellm) may quiet them
+        caplog.set_level(logging.DEBUG, logger=name)
     secret = "AIzaSyCANARY-canary-0123456789abcdefgh"
     gemini_ok = {
         "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}],
