@@ -151,11 +151,11 @@ def test_run_judges_the_real_traffic_unless_told_not_to(
     from conformance.harness import real
     from tests.harness.test_real import DropsUsage
 
-    monkeypatch.setattr("conformance.cli.load_runtime", lambda *a, **k: (DropsUsage(), "mutant-drops-usage"))
-    assert main([*args, "--show-diff"]) == 1  # a failing real call alone fails the run
+    with monkeypatch.context() as patched:
+        patched.setattr("conformance.cli.load_runtime", lambda *a, **k: (DropsUsage(), "mutant-drops-usage"))
+        assert main([*args, "--show-diff"]) == 1  # a failing real call alone fails the run
     out = capsys.readouterr().out
     assert "real/anthropic/messages/" in out and "message.usage" in out and "source: https://" in out
-    monkeypatch.undo()
     assert main([*args, "--no-real"]) == 0
     assert "real traffic: left out of this run" in capsys.readouterr().out
     assert json.loads((root / "reports/matrix.json").read_text())["real_traffic"] is None

@@ -17,7 +17,7 @@ from conformance.replay.faults import fault_kinds
 from conformance.wire.sse import parse_sse
 
 ROOT = Path(__file__).resolve().parents[2]
-WRITTEN = ("openai_chat", "anthropic", "ollama", "gemini")
+WRITTEN = ("openai_chat", "anthropic", "ollama", "gemini", "openai_responses")
 
 
 def _answers(provider: str) -> list[tuple[str, bytes]]:
@@ -56,8 +56,23 @@ def test_a_restreamed_answer_reads_as_the_recorded_one(provider: str) -> None:
         assert streamed.to_json() == whole.to_json(), name
 
 
-def test_a_dialect_whose_stream_is_another_form_has_no_writer() -> None:
-    assert codec_for(get_profile("openai_responses")).restream is None
+def test_responses_events_follow_the_documented_flow() -> None:
+    restream = codec_for(get_profile("openai_responses")).restream
+    assert restream is not None
+    data = _recorded_answer("openai_responses", "empty_arguments_json")
+    events = [(e.event, orjson.loads(e.data)) for e in parse_sse(restream(data, {"stream": True}))]
+    kinds = [k for k, _ in events]
+    assert kinds[:2] == ["response.created", "response.in_progress"] and kinds[-1] == "response.completed"
+    assert [d["type"] for _, d in events] == kinds  # the `event:` line repeats the type
+    assert [d["sequence_number"] for _, d in events] == list(range(len(events)))
+    assert events[-1][1]["response"] == data
+    added = [d["item"] for k, d in events if k == "response.output_item.added"]
+    done = [d["item"] for k, d in events if k == "response.output_item.done"]
+    assert done == data["output"] and len(added) == len(done)
+    calls = [i for i in added if i["type"] == "function_call"]
+    assert calls and all(i["arguments"] == "" for i in calls)
+    arguments = [d["arguments"] for k, d in events if k == "response.function_call_arguments.done"]
+    assert arguments == [i["arguments"] for i in data["output"] if i["type"] == "function_call"]
 
 
 def _recorded_answer(provider: str, scenario: str) -> dict[str, object]:

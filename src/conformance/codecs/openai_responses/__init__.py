@@ -7,6 +7,7 @@ from conformance.codecs.base import Codec
 from conformance.codecs.openai_responses.decode import decode
 from conformance.codecs.openai_responses.encode import encode
 from conformance.codecs.openai_responses.errors import classify
+from conformance.codecs.openai_responses.restream import restream
 from conformance.codecs.openai_responses.stream import OpenAIResponsesStream
 from conformance.codecs.openai_responses.tables import DIALECT
 from conformance.codecs.openai_responses.validate import validate_request
@@ -17,6 +18,7 @@ CODEC = Codec(
     decode=decode,
     stream=OpenAIResponsesStream,
     classify=classify,
+    restream=restream,
     stream_content_types=("text/event-stream",),
     validate=validate_request,
     server_tools=True,
