@@ -36,7 +36,31 @@ def test_wire_sources(tmp_path: Path) -> None:
     assert wire_source(cited, ROOT) == (
         'authored: https://platform.openai.com/docs/api-reference/chat — "the last chunk carries finish_reason"'
     )
-    assert wire_source(str(ROOT / "cassettes/openai/text_basic.yaml"), ROOT) == NO_SOURCE
+    # an authored cassette whose every response shape real OpenAI traffic shows matches it
+    assert (
+        wire_source(str(ROOT / "cassettes/openai/text_basic.yaml"), ROOT)
+        == (
+            "authored: matches real openai traffic (all 6 shapes seen)"  # envelope, choice, message, usage and its two details
+        )
+    )
+    # one with a shape no real recording shows, citing nothing, is unsourced (a 413 and its body)
+    assert wire_source(str(ROOT / "cassettes/openai/retry_compress_json.yaml"), ROOT) == NO_SOURCE
+
+
+def test_a_provider_entry_source_wins_for_its_provider(tmp_path: Path) -> None:
+    from conformance.harness.classify import rule_source
+    from conformance.scenarios import load_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "title: t\nfeature: text\ncheck: decode\nsource: https://doc — 'all'\n"
+        "providers:\n  openai: {source: \"https://openai-doc — 'theirs'\"}\n  groq: {}\n"
+        "expected: {message: {role: assistant, content: []}}\n"
+    )
+    scenario = load_scenario(path)
+    assert rule_source(_res("fail", "wrong"), scenario) == "https://openai-doc — 'theirs'"
+    groq = _res("fail", "wrong").model_copy(update={"provider": "groq"})
+    assert rule_source(groq, scenario) == "https://doc — 'all'"
 
 
 def _res(verdict: str, kind: str | None = None, **kw: object) -> ScenarioResult:

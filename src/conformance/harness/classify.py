@@ -6,13 +6,15 @@ Every result names where its wire comes from and where its rule comes from:
   cassette whose `meta` says it was recorded from the live provider); `authored: <doc>` (an authored
   cassette whose `meta` cites the provider document it follows: `sources` (the `[{url, quote, shapes}]`
   citations `conformance lint --realism` reads), `doc` / `docs` / `cites` / `follows` with an optional
-  `quote`, or a URL in its `source`); `authored, no source`; `emulated, no source`
+  `quote`, or a URL in its `source`); `authored: matches real <column> traffic` (an authored cassette
+  every response shape of which the real recordings of its column show, or its `meta.sources` cite:
+  `harness.realism.matches_real`); `authored, no source`; `emulated, no source`
   (recorded from a server on this machine). A check that replays no provider answer has no wire to
   source (`None`, which does not count against the class).
-- **rule source**: for request findings, the rule book's `RequestFinding.source`; else the scenario's
-  `source`; `policy: <settings>` on policy rows, `policy the runtime declared: <settings>` when it
-  fails a policy it declared (a policy row that fails on a provider fact inside it is sourced as
-  any row). Empty or None: unsourced.
+- **rule source**: for request findings, the rule book's `RequestFinding.source`; else the source of
+  the scenario's entry for the provider, else the scenario's `source`; `policy: <settings>` on policy
+  rows, `policy the runtime declared: <settings>` when it fails a policy it declared (a policy row
+  that fails on a provider fact inside it is sourced as any row). Empty or None: unsourced.
 
 The class of a result that is not green: `policy` for policy rows (the `policy` verdict, and rows not
 offered because the runtime cannot be given the setting); `defect` for a wrong or extra value or a crash,
@@ -28,6 +30,7 @@ from typing import Any
 
 from conformance.compare import ScenarioResult
 from conformance.compare.results import EvidenceClass
+from conformance.harness import realism
 from conformance.replay.cassette import cassette_evidence, cassette_meta
 from conformance.scenarios import Scenario
 
@@ -79,7 +82,14 @@ def wire_source(cassette: str | None, root: Path) -> str | None:
     if kind == "emulated":
         return "emulated, no source"
     cited = _citation(meta)
-    return f"authored: {cited}" if cited else NO_SOURCE
+    if cited:
+        return f"authored: {cited}"
+    matched = realism.matches_real(path, root)
+    if matched is not None:
+        seen, cited_shapes = matched.count("seen"), matched.count("cited")
+        counted = f"{seen} shapes seen, {cited_shapes} cited" if cited_shapes else f"all {seen} shapes seen"
+        return f"authored: matches real {matched.name} traffic ({counted})"
+    return NO_SOURCE
 
 
 def wire_sourced(source: str | None) -> bool:
@@ -100,10 +110,12 @@ def rule_source(res: ScenarioResult, scenario: Scenario) -> str | None:
     only_requests = bool(res.diff) and all(
         e.path.startswith("request") and not e.path.startswith("requests") for e in res.diff
     )
-    if failing and (only_requests or not scenario.spec.source):
+    entry = scenario.entry(res.provider)
+    stated = (entry.source if entry is not None else None) or scenario.spec.source
+    if failing and (only_requests or not stated):
         sources = sorted({f.source for f in failing})
         return None if "" in sources else " ; ".join(sources)
-    return scenario.spec.source or None
+    return stated or None
 
 
 def evidence_class(res: ScenarioResult, wire: str | None, rule: str | None) -> EvidenceClass | None:

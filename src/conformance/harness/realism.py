@@ -22,6 +22,7 @@ the source covers every shape of the cassette). Columns with no real recording a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -414,6 +415,37 @@ def _waits_on_interruption(expected: Any) -> bool:
         isinstance(step, dict) and step.get("action") == "wait" and step.get("kind") == "stream_interrupted"
         for step in trace
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _real_of(corpora: tuple[Path, ...]) -> RealShapes:
+    return real_shapes(corpora)
+
+
+@functools.lru_cache(maxsize=4)
+def _ends_cut(root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    return cut_scenarios(root), interrupted_scenarios(root)
+
+
+def matches_real(path: Path, root: Path) -> Column | None:
+    """The authored cassette `path` held alone to the real traffic of its column (the bundled corpus
+    and `root`'s own `corpus/`): its `Column` when every shape it replays is seen there or cited, None
+    when one is not, when its column has no real recording, or when it is no authored cassette of a
+    known column. The real side is read once per process."""
+    from conformance.evidence.expected import bundled_corpus
+
+    if path.parent.name not in provider_names() or not path.is_file():
+        return None
+    corpora = tuple(dict.fromkeys(c.resolve() for c in (bundled_corpus(), root / "corpus") if c.is_dir()))
+    try:
+        cut, interrupted = _ends_cut(root.resolve())
+        columns = compare([path], _real_of(corpora), cut, interrupted)
+    except (CassetteError, WireFormatError, ValueError):
+        return None
+    if len(columns) != 1 or not columns[0].real_calls or not columns[0].shapes:
+        return None
+    column = columns[0]
+    return column if column.count("unseen") == 0 else None
 
 
 def report_lines(columns: list[Column]) -> list[str]:

@@ -22,7 +22,8 @@ judge_token_limit: true         # encode: judge the token limit sent when the co
 token_limit_room: 20            # encode: the limit must fit the window left after a prompt of >= 20 tokens
 request_rules: true             # encode: judged by the provider's request rules, `expected: {keeps: [...]}`
 basis: provider                 # provider (default): a provider fact, with its `source`; policy: a recommendation
-source: "https://… — 'quoted sentence'"   # where a provider fact comes from (doc + quote, a real 4xx, real 2xx)
+source: "https://… — 'quoted sentence'"   # where a provider fact comes from (doc + quote, a real 4xx, real 2xx);
+                                # a provider's entry may carry its own `source` (it wins for that provider)
 policy_settings: [max_wait_s]   # basis: policy — the settings of runtime.protocol.POLICY_SETTINGS it rests on
 ```
 """
@@ -67,6 +68,9 @@ class ProviderEntry(BaseModel):
     """Model to encode for; default: the conversation's, else the profile's default."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Extra runtime options for this provider (e.g. profile flags under test)."""
+    source: str | None = None
+    """Where this provider's fact comes from, when it is not the scenario's `source` (a provider
+    document with the quoted sentence, a real recorded 4xx, real 2xx acceptance)."""
 
 
 class ScenarioFile(BaseModel):
