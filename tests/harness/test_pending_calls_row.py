@@ -60,3 +60,17 @@ def test_each_mutant_turns_exactly_the_row_red(
     }
     applies = _applies(reference)
     assert len(applies) == 19 and changed == applies
+
+
+def test_a_rejected_request_carries_the_rule_book_sources_it_breaks(rows: list[Scenario]) -> None:
+    """The rules the request breaks come with their sources: the row's rule is sourced (a `defect`
+    once its wire is too), not left to the scenario."""
+    from conformance.harness.classify import rule_source
+
+    got = _results(pending_mutants.SendsPendingCalls(), rows)
+    row = next(s for s in rows if s.id == ROW)
+    for provider in ("openai", "anthropic", "gemini"):
+        res = got[(ROW, provider)]
+        failing = [f for f in res.requests if f.verdict == "fail"]
+        assert failing and all(f.source for f in failing), res.requests
+        assert rule_source(res, row) == " ; ".join(sorted({f.source for f in failing}))

@@ -20,12 +20,22 @@ from conformance.scenarios import Scenario
 
 
 def check_request_rules(scenario: Scenario, provider: str, expected: Any, actual: Any) -> ScenarioResult:
+    from conformance.codecs.reading import broken, request_model, violation_finding
     from conformance.runtime.validate import validate
 
     if not isinstance(actual, dict):
         return result(scenario, provider, "fail", "the runtime's request is not a JSON object", actual=actual)
+    profile = get_profile(provider)
     keeps = [str(k) for k in (expected.get("keeps", []) if isinstance(expected, dict) else [])]
-    problems = [f"{v.path}: {v.message} ({v.rule})" for v in validate(actual, get_profile(provider))]
+    violations = validate(actual, profile)
+    problems = [f"{v.path}: {v.message} ({v.rule})" for v in violations]
+    # each broken rule as a finding with its rule book source: the row's rule source (harness.classify)
+    rejected = {(v.path, v.rule) for v in violations}
+    findings = [
+        violation_finding(v, rule, profile)
+        for v, rule in broken(actual, profile, request_model(actual, profile))
+        if (v.path, v.rule) in rejected
+    ]
     text = json.dumps(actual, ensure_ascii=False)
     lost = [k for k in keeps if k not in text]
     if problems or lost:
@@ -34,6 +44,8 @@ def check_request_rules(scenario: Scenario, provider: str, expected: Any, actual
             reasons.append(f"{provider} would reject this request: " + "; ".join(problems))
         if lost:
             reasons.append("the request lost what the conversation holds: " + ", ".join(repr(k) for k in lost))
-        return result(scenario, provider, "fail", " | ".join(reasons), expected=expected, actual=actual)
+        return result(
+            scenario, provider, "fail", " | ".join(reasons), expected=expected, actual=actual, requests=findings
+        )
     reason = f"a request {provider} accepts, holding {', '.join(repr(k) for k in keeps) or 'the conversation'}"
     return result(scenario, provider, "pass", reason, expected=expected, actual=actual)
