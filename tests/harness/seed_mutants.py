@@ -11,13 +11,17 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 - `FirstUsage` (seed 001): the token count starts from the first assistant usage, not the latest;
 - `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out;
 - `RateLimitsUncapped`: every 429 is waited out and sent again, past `max_attempts`;
-- `AuthIsFinal`: a 401 ends the turn, a second key left unused.
+- `AuthIsFinal`: a 401 ends the turn, a second key left unused;
+- `NoFallback` (seed 002): the fallback providers a turn is given are never used;
+- `FallsBackOnAnything`: a refused request (400) is sent to the fallback provider too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
+import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -247,3 +251,26 @@ __all__ = [
     "SeedLetterTrim",
     "SharedThinkSplitter",
 ]
+
+
+class NoFallback(ReferenceRuntime):
+    """Seed 002's provider fallback never happens: the fallback providers it is given are ignored, and
+    a turn whose provider keeps failing ends in that provider's error."""
+
+    name = "mutant-no-fallback"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        settings = {k: v for k, v in request.settings.items() if k != "fallback"}
+        return super().turn(dataclasses.replace(request, settings=settings))
+
+
+class FallsBackOnAnything(ReferenceRuntime):
+    """Falls back on every failure the policy gives up on, a refused request (400) included."""
+
+    name = "mutant-falls-back-on-anything"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        from conformance.model import ErrorKind
+
+        with _patched(turn, "FALLBACK_KINDS", frozenset(typing.get_args(ErrorKind))):
+            return super().turn(request)

@@ -39,13 +39,15 @@ def reference(turn_rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult
 
 RED_ROWS = {
     policy_mutants.ConstantBackoff: {"retry_backoff_growth"},
-    policy_mutants.OneAttemptTooMany: {"retry_attempt_cap", "retry_429_every_attempt"},
+    # (the fallback row counts the attempts made before falling back too)
+    policy_mutants.OneAttemptTooMany: {"retry_attempt_cap", "retry_429_every_attempt", "retry_provider_fallback"},
     # what the policy gives up on, retried: the 400s, the hint longer than max_wait_s, a second rejection
     policy_mutants.RetriesInvalidRequests: {
         "retry_never_invalid_request",
         "retry_hint_over_max_wait",
         "retry_compress_once",
         "retry_compress_only_raw_error",
+        "retry_no_fallback_on_invalid_request",
     },
     policy_mutants.WaitsOutLongHints: {"retry_hint_over_max_wait"},
     policy_mutants.RotatesOnOverload: {"retry_overloaded_same_key"},
@@ -198,5 +200,6 @@ def test_the_policy_rows_are_marked_so(turn_rows: list[Scenario]) -> None:
 def test_a_declared_policy_broken_is_sourced_by_the_declaration(turn_rows: list[Scenario]) -> None:
     got = _row(_results(policy_mutants.OneAttemptTooMany(), turn_rows), "retry_attempt_cap")["openai"]
     assert got.verdict == "fail" and got.rule_source == "policy the runtime declared: max_attempts"
-    # the wire it replays is authored and cites no document: the class stays unverified
-    assert (got.wire_source, got.evidence_class) == ("authored, no source", "unverified")
+    # the wire it replays is authored, and every shape of it is one real OpenAI traffic shows
+    assert got.wire_source == "authored: matches real openai traffic (all 4 shapes seen)"
+    assert got.evidence_class == "defect"

@@ -31,6 +31,9 @@ RED_ROWS: dict[type, set[str]] = {
     # seed 002: rate limits propagated within the attempt cap; a refused key falls back to the next
     seed_mutants.RateLimitsUncapped: {"retry_429_every_attempt"},
     seed_mutants.AuthIsFinal: {"retry_401_rotation"},
+    # seed 002: another provider when the first fails on its side, and only then
+    seed_mutants.NoFallback: {"retry_provider_fallback"},
+    seed_mutants.FallsBackOnAnything: {"retry_no_fallback_on_invalid_request"},
 }
 
 

@@ -79,3 +79,17 @@ def test_a_parallel_run_starts_as_many_programs_as_jobs() -> None:
     finally:
         proc.close()
     assert all(r.verdict != "error" for r in results)
+
+
+def test_out_of_process_fallback_reaches_the_fallback_provider_at_a_loopback_port_of_its_own() -> None:
+    """The fallback provider's base URL is moved to a loopback port as the provider's is: the program
+    falls back there, and the row reads as in process."""
+    rows = [s for s in load_scenarios(ROOT / "scenarios") if s.feature == "provider_fallback"]
+    assert {s.id for s in rows} == {"retry_provider_fallback", "retry_no_fallback_on_invalid_request"}
+    proc = ProcessRuntime(ADAPTER)
+    try:
+        got = _verdicts(proc, "openai", scenarios=rows)
+    finally:
+        proc.close()
+    assert got == _verdicts(ReferenceRuntime(), "openai", scenarios=rows)
+    assert {v for v, _ in got.values()} == {"pass"}

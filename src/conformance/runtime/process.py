@@ -294,18 +294,30 @@ class ProcessRuntime:
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         from conformance.runtime.loopback import Loopback, busy_seconds
 
-        with (
-            self.pool.child() as child,
-            Loopback(request.transport, request.base_url, request.clock, lambda: busy_seconds(child.proc.pid)) as loop,
-        ):
+        with contextlib.ExitStack() as stack:
+            child = stack.enter_context(self.pool.child())
+            busy = lambda: busy_seconds(child.proc.pid)  # noqa: E731
+            loop = stack.enter_context(Loopback(request.transport, request.base_url, request.clock, busy))
+            settings, others = dict(request.settings), []
+            fallback = settings.get("fallback")
+            if isinstance(fallback, list):  # each provider to fall back to, served at a loopback port too
+                moved = []
+                for entry in fallback:
+                    if isinstance(entry, dict) and isinstance(entry.get("base_url"), str):
+                        others.append(stack.enter_context(Loopback(request.transport, entry["base_url"], None)))
+                        entry = {**entry, "base_url": others[-1].base_url}
+                    moved.append(entry)
+                settings["fallback"] = moved
             params = {
                 "provider": request.provider,
                 "conversation": _with_model(request.conversation, request.provider),
                 "base_url": loop.base_url,
                 "keys": list(request.keys),
-                "settings": request.settings,
+                "settings": settings,
             }
             answer = _obj(child.call("turn", params), "turn")
+        for other in others:
+            other.raise_transport_error()
         loop.raise_transport_error()
         loop.record_waits(_waited(answer.pop("waited", None)))
         return answer

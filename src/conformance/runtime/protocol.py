@@ -178,6 +178,12 @@ class TurnRequest:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
+FALLBACK_SETTING = "fallback"
+"""`TurnRequest.settings["fallback"]`: the providers to fall back to, in order, each
+`{"provider": name, "base_url": url, "model": name or null, "keys": [key, ...]}` — the harness
+fills in where to reach each (its base URL, in or out of process) and the keys to use there."""
+
+
 class TurnCapable(Protocol):
     """A runtime with the `turn` capability."""
 
@@ -278,6 +284,7 @@ POLICY_SETTINGS: dict[str, str] = {
     "clamp_max_tokens": "whether a token limit above what the model or window leaves is lowered before sending",
     "compact_threshold": "the share of the context window at which a history is compacted",
     "trim_budget": "how older turns and tool results are cut to fit a token or character budget",
+    "fallback_providers": "the providers a turn falls back to, in order, when its own fails on its side",
 }
 """The policy settings a scenario may rest on (`basis: policy`, `policy_settings`): recommendations of
 the harness, not provider facts. A runtime declares each one it has (`Declaration.policy`)."""

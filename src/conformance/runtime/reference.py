@@ -8,7 +8,7 @@ from typing import Any
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.codecs import WireRequest, codec_for, decode_response
 from conformance.codecs.base import is_stream
-from conformance.exceptions import InputError
+from conformance.exceptions import InputError, UnknownProviderError
 from conformance.model import Conversation, Outcome, ProviderError
 from conformance.model.parse import parse_conversation, parse_messages
 from conformance.runtime.compress import DEFAULT_THRESHOLD
@@ -36,6 +36,33 @@ def _dropped(
     if outcome.error is not None and outcome.error.kind == "stream_interrupted":
         outcome.error.message = said
     return outcome
+
+
+def fallbacks_of(raw: Any) -> tuple[Any, ...]:
+    """`settings["fallback"]` (`runtime.protocol.FALLBACK_SETTING`) as the turn loop's `Fallback`s."""
+    from conformance.runtime.turn import Fallback
+
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise InputError("a list of {provider, base_url, model, keys}", where="settings.fallback")
+    out = []
+    for i, entry in enumerate(raw):
+        where = f"settings.fallback[{i}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("provider"), str):
+            raise InputError("each fallback is {provider, base_url, model, keys}", where=where)
+        try:
+            profile = get_profile(entry["provider"])
+        except UnknownProviderError as exc:
+            raise InputError(str(exc), where=f"{where}.provider") from None
+        if isinstance(entry.get("base_url"), str):
+            profile = profile.with_base_url(entry["base_url"])
+        keys = entry.get("keys") or []
+        model = entry.get("model")
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise InputError("keys is a list of strings", where=f"{where}.keys")
+        out.append(Fallback(profile, model if isinstance(model, str) else None, tuple(keys)))
+    return tuple(out)
 
 
 class ReferenceRuntime:
@@ -85,7 +112,8 @@ class ReferenceRuntime:
         """One turn of the reference turn loop (`runtime.turn.run_turn`) over the harness's transport.
 
         Settings read: `policy` (RetryPolicy fields), `compress_threshold`, `continuation_without_tools`,
-        `seed` (the back-off jitter's random source). Several keys are auth profiles to rotate between.
+        `fallback` (the providers to fall back to: `runtime.protocol.FALLBACK_SETTING`), `seed` (the
+        back-off jitter's random source). Several keys are auth profiles to rotate between.
         The outcome carries the loop's `trace` too, for people; the harness judges what it observes."""
         import asyncio
         import random
@@ -102,6 +130,7 @@ class ReferenceRuntime:
             raise InputError(str(exc), where="settings.policy") from None
         keys = AuthPool.of(list(request.keys)) if request.keys else None
         profile = get_profile(request.provider).with_base_url(request.base_url)
+        fallbacks = fallbacks_of(settings.get("fallback"))
         rng = random.Random(settings.get("seed", TURN_SEED))
         # history trimming, compaction and Gemini-proxy mode, from the same settings
         context = turn_options(
@@ -118,6 +147,7 @@ class ReferenceRuntime:
                 policy=policy,
                 compress_threshold=int(settings.get("compress_threshold", DEFAULT_THRESHOLD)),
                 continuation_without_tools=bool(settings.get("continuation_without_tools", False)),
+                fallbacks=fallbacks,
                 **context,
             )
         )

@@ -42,8 +42,35 @@ from conformance.runtime.retry import (
 )
 
 Action = Literal[
-    "send", "wait", "compress", "compact", "trim", "flatten", "rotate", "refresh", "reshape_tools", "give_up", "done"
+    "send",
+    "wait",
+    "compress",
+    "compact",
+    "trim",
+    "flatten",
+    "rotate",
+    "refresh",
+    "reshape_tools",
+    "fallback",
+    "give_up",
+    "done",
 ]
+
+FALLBACK_KINDS: frozenset[str] = frozenset({"overloaded", "server", "timeout", "stream_interrupted", "rate_limited"})
+"""Failures of the provider's side that another provider may not share: once the retry policy gives up
+on one of these, a turn with fallback providers sends the conversation to the next one. A request the
+provider refused (invalid_request, context_overflow, content_filter, auth, ...) is not sent elsewhere."""
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A provider a turn falls back to: its profile (with the base URL to reach it), the model to ask
+    for there (None: the profile's default) and its keys."""
+
+    profile: ProviderProfile
+    model: str | None = None
+    keys: tuple[str, ...] = ()
+
 
 TOOL_SHAPES: tuple[str, ...] = ("function", "function_declarations", "functionDeclarations")
 """How tools are declared to a Gemini-compatible proxy, tried in order when it rejects the previous
@@ -104,6 +131,7 @@ class TraceStep(BaseModel):
     status: int | None = None
     kind: str | None = None
     count: int | None = None
+    provider: str | None = None
     reason: str | None = None
 
 
@@ -249,6 +277,14 @@ class _Turn:
                 return True
         return False
 
+    def fall_back(self, to: Fallback, conv: Conversation, error: ProviderError, why: str) -> None:
+        """Send the turn's conversation to the next provider from here on, with fresh attempts."""
+        self.step("fallback", provider=to.profile.name, kind=error.kind, reason=redact(f"{why}; next provider"))
+        self.profile = to.profile
+        self.conv = validate_conversation(conv.model_copy(update={"model": to.model}), to.profile)
+        self.keys = AuthPool.of(list(to.keys)) if to.keys else None
+        self.attempt, self.compressed, self.shapes = 0, False, list(TOOL_SHAPES)
+
     async def apply(
         self, decision: Decision, error: ProviderError, outcome: Outcome, index: int | None
     ) -> TurnResult | None:
@@ -297,6 +333,7 @@ async def run_turn(
     stream: bool | None = None,
     compactor: Compactor | None = None,
     gemini_proxy: bool = False,
+    fallbacks: tuple[Fallback, ...] = (),
 ) -> TurnResult:
     """Send one conversation turn until it succeeds or the policy gives up.
 
@@ -308,10 +345,14 @@ async def run_turn(
     `compactor` (see `runtime.context`): compacts the history before the first send when it is over
     the compactor's threshold, and once after a context overflow, before any other recovery.
     `gemini_proxy`: send the history in proxy mode from the start; without it, proxy mode is
-    switched on once when the provider rejects the turn with a proxy error (`context.proxy`)."""
+    switched on once when the provider rejects the turn with a proxy error (`context.proxy`).
+    `fallbacks`: the providers to send the conversation to, in order, when the policy gives up on a
+    failure of the provider's side (`FALLBACK_KINDS`); each gets the policy's attempts afresh."""
+    original = conv
     conv = validate_conversation(conv, profile)
     if stream is not None and stream != conv.options.stream:
         conv = conv.model_copy(update={"options": conv.options.model_copy(update={"stream": stream})})
+        original = original.model_copy(update={"options": original.options.model_copy(update={"stream": stream})})
     turn = _Turn(
         conv=conv,
         profile=profile,
@@ -324,6 +365,7 @@ async def run_turn(
         proxied=gemini_proxy,
     )
     await turn.start()
+    pending = list(fallbacks)
     async with httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(600.0)) as client:
         while True:
             index = await turn.pick_key()
@@ -334,6 +376,7 @@ async def run_turn(
             turn.attempt += 1
             turn.step("send", attempt=turn.attempt, profile=index)
             key = None if turn.keys is None or index is None else turn.keys.key(index)
+            profile = turn.profile
             status, outcome = await _send(
                 client,
                 turn.conv,
@@ -365,6 +408,9 @@ async def run_turn(
                 compressed=turn.compressed,
                 profiles_available=len(turn.keys) if turn.keys is not None else 1,
             )
+            if isinstance(decision, GiveUp) and pending and error.kind in FALLBACK_KINDS:
+                turn.fall_back(pending.pop(0), original, error, decision.reason)
+                continue
             ended = await turn.apply(decision, error, outcome, index)
             if ended is not None:
                 return ended

@@ -76,6 +76,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("retry_backoff", "errors & retries", "Retry after the provider's hint"),
     Feature("retry_compress", "errors & retries", "Oversized tool results compressed and retried"),
     Feature("auth_rotation", "errors & retries", "Auth profiles rotated on 429 and 401"),
+    Feature("provider_fallback", "errors & retries", "Another provider when the first fails on its side"),
     # transcripts
     Feature("jsonl_recovery", "transcripts", "Truncated and corrupted JSONL transcripts recovered"),
     # context

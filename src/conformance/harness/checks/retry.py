@@ -28,7 +28,7 @@ from typing import Any
 
 from conformance.capabilities import get_profile
 from conformance.compare import DiffEntry, ScenarioResult
-from conformance.exceptions import ScenarioError
+from conformance.exceptions import ScenarioError, UnknownProviderError
 from conformance.harness.context import HarnessContext, judge, mismatch_failure, requires, result, unplayed_failure
 from conformance.harness.focus import focus_of
 from conformance.model import AssistantMessage, ProviderError
@@ -190,6 +190,26 @@ def sooner_than_hinted(expected: dict[str, Any], sleeps: list[float]) -> DiffEnt
     )
 
 
+def fallback_targets(raw: Any, where: str) -> list[dict[str, Any]]:
+    """The scenario's `input.runtime.fallback` (provider names, or `{provider, model}`) as the turn's
+    `settings["fallback"]` (`runtime.protocol.FALLBACK_SETTING`): each with the provider's base URL
+    (which the harness's transport answers for) and a key of its own."""
+    if not isinstance(raw, list):
+        raise ScenarioError("input.runtime.fallback must be a list of providers", where=where)
+    out: list[dict[str, Any]] = []
+    for i, entry in enumerate(raw):
+        spec = {"provider": entry} if isinstance(entry, str) else entry
+        if not isinstance(spec, dict) or not isinstance(spec.get("provider"), str):
+            raise ScenarioError("each fallback is a provider name or {provider, model}", where=where)
+        try:
+            profile = get_profile(spec["provider"])
+        except UnknownProviderError as exc:
+            raise ScenarioError(f"input.runtime.fallback[{i}]: {exc}", where=where) from None
+        key = f"replay-fallback-key-{i}"
+        out.append({"provider": profile.name, "base_url": profile.base_url, "model": spec.get("model"), "keys": [key]})
+    return out
+
+
 def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
     skipped = requires(ctx, scenario, provider, "turn")
     if skipped is not None:
@@ -210,6 +230,8 @@ def check_retry(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scena
     except (ValueError, KeyError, TypeError) as exc:
         raise ScenarioError(f"expected: {exc}", where=str(scenario.path)) from None
     keys = replay_keys(int(settings.get("keys", 1)))
+    if "fallback" in settings:
+        settings["fallback"] = fallback_targets(settings["fallback"], str(scenario.path))
     request = TurnRequest(
         provider=provider,
         conversation=conversation,
