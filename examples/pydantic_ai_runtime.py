@@ -38,6 +38,7 @@ from pydantic_ai import messages as pm
 from pydantic_ai.direct import model_request, model_request_stream
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.models.groq import GroqModel
 from pydantic_ai.models.mistral import MistralModel
@@ -481,6 +482,14 @@ class PydanticAiRuntime:
         model = _model(
             request.provider, request.base_url, request.keys[0], request.transport, request.conversation.get("model")
         )
+        # the providers to fall back to, as pydantic-ai's docs configure it: a `FallbackModel` over the
+        # models (its default `fallback_on`)
+        fallbacks = [
+            _model(f["provider"], f["base_url"], (f.get("keys") or ["replay"])[0], request.transport, f.get("model"))
+            for f in request.settings.get("fallback") or []
+        ]
+        if fallbacks:
+            model = FallbackModel(model, *fallbacks)
         policy = request.settings.get("policy", {})
         settings: ModelSettings = {"max_retries": int(policy["max_attempts"]) - 1} if "max_attempts" in policy else {}
         clients = (openai_base_client, anthropic_base_client, genai_api_client, groq_base_client)

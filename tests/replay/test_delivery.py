@@ -148,12 +148,18 @@ def test_the_emulator_streams_the_recorded_answer_too(server: EmulatorServer, pr
     assert outcome.message is not None and outcome.message.content
 
 
-def test_the_emulator_keeps_a_dialect_without_a_stream_writer_strict(server: EmulatorServer) -> None:
+def test_the_emulator_answers_a_responses_stream_request_errors_as_recorded_then_the_answer_streamed(
+    server: EmulatorServer,
+) -> None:
     host, port = server.server_address
     base = scenario_base_url(host, port, "retry_429_retry_after", "openai_responses")
     uri, body = _recorded("openai_responses", "retry_429_retry_after")
     path = uri.split("/v1", 1)[1]
-    assert httpx.post(base + path, json={**body, "stream": True}, timeout=10).status_code == 404
+    first = httpx.post(base + path, json={**body, "stream": True}, timeout=10)
+    assert first.status_code == 429 and first.headers["content-type"].startswith("application/json")
+    second = httpx.post(base + path, json={**body, "stream": True}, timeout=10)
+    assert second.status_code == 200 and second.headers["content-type"] == "text/event-stream"
+    assert b"event: response.completed" in second.content
 
 
 GEMINI_STREAM = (":generateContent", ":streamGenerateContent?alt=sse")

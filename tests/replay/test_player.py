@@ -90,3 +90,20 @@ async def test_the_transport_serves_async_clients() -> None:
         response = await client.post("https://api.example.com/v1/x?a=1&b=2", content=b'{"n": 1}')
     assert response.text == "async"
     assert transport.unplayed() == []
+
+
+def test_a_request_to_another_providers_host_is_read_as_that_provider_reads_it() -> None:
+    """A turn that fell back to Anthropic from the Gemini column: the Anthropic request is read by
+    Anthropic's request table (an explicit `stream: false` is Anthropic's default), not Gemini's."""
+    import json as _json
+    from pathlib import Path as _Path
+
+    from conformance.replay.cassette import load_cassette as _load
+    from conformance.replay.player import CassetteTransport as _Transport
+
+    root = _Path(__file__).resolve().parents[2]
+    transport = _Transport(_load(root / "cassettes/gemini/retry_provider_fallback.yaml"))
+    recorded = _json.loads(transport.cassette.interactions[2].request.body or b"{}")
+    sent = _json.dumps({**recorded, "stream": False}).encode()
+    index, _ = transport.answer("POST", "https://api.anthropic.com/v1/messages", sent)
+    assert index == 2

@@ -117,6 +117,19 @@ def _cassette_profile(cassette: Cassette) -> ProviderProfile | None:
     return get_profile(name) if isinstance(name, str) and name in provider_names() else None
 
 
+def _interaction_profile(uri: str, default: ProviderProfile | None) -> ProviderProfile | None:
+    """The profile that reads an interaction's request: the cassette's, unless the request went to
+    another provider's host (a turn that fell back to another provider), then that provider's (the
+    Responses API's where the path is one of `/responses`)."""
+    host = urlsplit(uri).hostname
+    if default is None or urlsplit(default.base_url).hostname == host:
+        return default
+    others = [get_profile(n) for n in provider_names() if urlsplit(get_profile(n).base_url).hostname == host]
+    responses = "/responses" in urlsplit(uri).path
+    others.sort(key=lambda p: (p.dialect != default.dialect, (p.dialect == "openai_responses") != responses))
+    return others[0] if others else default
+
+
 class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """Answers requests from one cassette; each recorded interaction is played at most once.
 
@@ -131,7 +144,12 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         alone, is answered with the recorded answer streamed (`replay.delivery`)."""
         self._streamed: dict[int, Any] = {}
         self.profile = profile or _cassette_profile(cassette)
-        self._targets = [_Target.of(it.request.method, it.request.uri, self.profile) for it in cassette.interactions]
+        self._profiles = [_interaction_profile(it.request.uri, self.profile) for it in cassette.interactions]
+        """The profile that reads each interaction's request (another provider's for a fallback's)."""
+        self._targets = [
+            _Target.of(it.request.method, it.request.uri, p)
+            for it, p in zip(cassette.interactions, self._profiles, strict=True)
+        ]
         self._bodies = [parse_body(it.request.body) for it in cassette.interactions]
         self.faults = fault_kinds(cassette.meta, len(cassette.interactions), str(cassette.path))
         """How each recorded answer ends on the transport (`replay.faults`)."""
@@ -158,27 +176,28 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def answer(self, method: str, url: str, body: bytes | None) -> tuple[int, Interaction]:
         """The index and interaction that answer this request (marked played), or ReplayMismatch."""
-        target = _Target.of(method, url, self.profile)
         sent = parse_body(body)
         nearest: tuple[int, str] | None = None
         near_findings: list[RequestFinding] = []
         for i, it in enumerate(self.cassette.interactions):
             if self.play_counts[i]:
                 continue
+            profile = self._profiles[i]
+            target = _Target.of(method, url, profile)
             differs = target.differences(self._targets[i])
             by_address = False
             if differs and self.restream:  # the same request at the address that streams its answer
-                plain = target.unstreamed(self.profile)
+                plain = target.unstreamed(profile)
                 by_address = plain is not None and not plain.differences(self._targets[i])
             if differs and not by_address:
                 if nearest is None:
                     nearest = (i, "differs in " + ", ".join(differs))
                 continue
-            findings = body_findings(self.profile, self._bodies[i], sent)
+            findings = body_findings(profile, self._bodies[i], sent)
             if by_address and not failing(findings):
                 self._streamed[i] = sent
             if failing(findings) and self.restream and not by_address:
-                streamed = delivered(self.profile, self._bodies[i], sent)
+                streamed = delivered(profile, self._bodies[i], sent)
                 if streamed is not None:
                     findings = streamed
                     self._streamed[i] = sent
@@ -221,9 +240,9 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             (k, v) for k, vals in it.response.headers.items() if k.lower() not in _HOP_HEADERS for v in vals
         ]
         body = it.response.body
-        sent = self._streamed.get(index)
-        if sent is not None and self.profile is not None:
-            answer_headers, body = restreamed(self.profile, it.response.status, answer_headers, body, sent)
+        sent, profile = self._streamed.get(index), self._profiles[index]
+        if sent is not None and profile is not None:
+            answer_headers, body = restreamed(profile, it.response.status, answer_headers, body, sent)
         extensions = {"reason_phrase": it.response.reason.encode("ascii", "replace")}
         if self.faults[index] == "drop":  # the bytes that arrived, then the peer closes mid-body
             return httpx.Response(
