@@ -78,7 +78,7 @@ def measure(limit: int) -> dict[str, Any]:
             Path("/proc/self/clear_refs").write_text("5")
         with tempfile.TemporaryDirectory() as tmp:
             args = ["run", "--runtime-cmd", f"{sys.executable} {PROGRAM}", "--runtime-timeout", "10"]
-            args += ["--runtime-max-answer", str(limit), "--provider", "openai", "--scenario", ROW]
+            args += ["--runtime-max-answer", str(limit), "--provider", "openai", "--scenario", ROW, "--no-real"]
             args += ["--root", str(ROOT), "--out", tmp, "--no-html", "--no-progress", "--jobs", "1"]
             code = main(args)
             rows = [r for c in json.loads(Path(tmp, "matrix.json").read_text())["cells"] for r in c["results"]]

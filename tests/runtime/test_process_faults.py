@@ -114,7 +114,7 @@ def test_the_run_counts_the_rows_the_program_failed(
 ) -> None:
     monkeypatch.setenv("FAULT", "hang")
     scenarios = [f"--scenario={s.id}" for s in _scenarios()]  # type: ignore[attr-defined]
-    args = ["run", "--runtime-cmd", ADAPTER, "--runtime-timeout", "3", "--provider", "openai", *scenarios]
+    args = ["run", "--runtime-cmd", ADAPTER, "--runtime-timeout", "3", "--provider", "openai", "--no-real", *scenarios]
     code = main([*args, "--root", str(ROOT), "--out", str(tmp_path), "--no-html", "--no-progress", "--jobs", "1"])
     out = capsys.readouterr().out
     rows = [r for c in json.loads((tmp_path / "matrix.json").read_text())["cells"] for r in c["results"]]
