@@ -202,7 +202,7 @@ def untracked_defects(table: str) -> list[str]:
     out = []
     for line in table.splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        if "defect" in cells[4] and cells[-1] in ("", "—"):
+        if "defect" in cells[4] and (cells[-1] in ("", "—") or cells[-1].startswith("not searched")):
             out.append(f"{cells[0]} {cells[1]}")
     return out
 
