@@ -53,6 +53,20 @@ ERRORS: list[tuple[type[openai.APIStatusError], str]] = [
 """The SDK's exception classes → normalized error kinds (the SDK has no class for other statuses)."""
 
 
+OVERLOADED_STATUSES = frozenset({503, 529})
+"""Statuses every provider of these columns answers an overload with (the SDK: `InternalServerError`)."""
+
+
+def _response_code(exc: openai.APIStatusError) -> str | None:
+    """The `code` of the whole error body, where the SDK kept only its message (a string `error`: xAI)."""
+    try:
+        data = exc.response.json()
+    except ValueError:
+        return None
+    code = data.get("code") if isinstance(data, dict) else None
+    return code if isinstance(code, str) and code else None
+
+
 def _error(exc: openai.OpenAIError) -> dict[str, Any]:
     if isinstance(exc, openai.APITimeoutError):
         return {"kind": "timeout", "message": str(exc)}
@@ -60,10 +74,17 @@ def _error(exc: openai.OpenAIError) -> dict[str, Any]:
         kind = next((k for cls, k in ERRORS if isinstance(exc, cls)), "invalid_request")
         # the SDK hands on the body's `error` (an object, or a string where the provider sends one: xAI)
         body = exc.body if isinstance(exc.body, dict) else {}
-        said = body.get("message") or (exc.body if isinstance(exc.body, str) else None)
+        metadata = body.get("metadata")
+        error_type = metadata.get("error_type") if isinstance(metadata, dict) else None
+        if exc.code == "context_length_exceeded" or error_type == "context_length_exceeded":
+            kind = "context_overflow"  # the error's own code (OpenRouter's in its `metadata`)
+        elif exc.status_code in OVERLOADED_STATUSES:
+            kind = "overloaded"  # the SDK keeps the status under its one class for every 5xx
+        said = body.get("message") or body.get("detail") or (exc.body if isinstance(exc.body, str) else None)
         out: dict[str, Any] = {"kind": kind, "status": exc.status_code, "message": str(said or exc)}
-        if exc.code or exc.type:  # the SDK's two identifiers of the error object
-            out["provider_code"] = str(exc.code or exc.type)
+        code = exc.code or exc.type or _response_code(exc)
+        if code:  # the SDK's two identifiers of the error object, else the whole body's `code` (xAI)
+            out["provider_code"] = str(code)
         return out
     if isinstance(exc, openai.APIError):  # an `error` event inside a stream
         out = {"kind": "stream_interrupted", "message": exc.message}
