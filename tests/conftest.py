@@ -84,6 +84,12 @@ FULL: dict[str, str] = {
     "tests/harness/test_hostile.py::test_conformance_run_with_a_hostile_runtime_writes_a_matrix_and_exits_1": (
         "the hostile runtime over every hostile row and the whole-corpus rows of two providers"
     ),
+    # the whole shipped corpus scanned again (`.ci/run` lints it with `conformance lint corpus` first);
+    # stay: the lint and credential-shape tests on planted files, and the bundled cassettes' scan
+    "tests/harness/test_lint.py::test_the_shipped_corpus_is_clean": "lint over the 929 shipped recordings",
+    "tests/harness/test_lint_credentials.py::test_the_bundled_cassettes_and_the_corpus_hold_no_credential[corpus]": (
+        "the credential-shape scan of the 929 shipped recordings"
+    ),
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
         "a second install of the wheel"
