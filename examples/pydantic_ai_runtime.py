@@ -176,6 +176,10 @@ def _history_part(block: dict[str, Any], system: str) -> Any:
     kind = block["type"]
     if kind == "text":
         return pm.TextPart(block["text"], provider_name=system, provider_details=details)
+    if kind == "thinking" and system.startswith("google"):
+        # GoogleModel keeps a part's own thought signature in `provider_details` (its `signature` is
+        # the one of the part after it)
+        return pm.ThinkingPart(block["thinking"], provider_name=system, provider_details=details)
     if kind == "thinking":
         return pm.ThinkingPart(block["thinking"], signature=block.get("signature"), provider_name=system)
     if kind == "redacted_thinking":  # how pydantic-ai keeps Anthropic's redacted thinking
@@ -253,6 +257,9 @@ def _messages(
             raise InputError(f"unknown role {role!r}", where="conversation.messages")
     if pending:
         out.append(pm.ModelRequest(parts=pending))
+    # what an agent run does before every model request (pydantic-ai's docs: "Making histories
+    # provider-valid"): a call left without its result gets a synthesized one, orphaned results go
+    out = pm.repair_messages(out)
     settings: ModelSettings = {}
     for option, key in (
         ("max_tokens", "max_tokens"),
@@ -384,9 +391,9 @@ def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
     body = exc.body if isinstance(exc.body, dict) else _json_object(exc.body)
     nested = body.get("error")
     inner: dict[str, Any] = nested if isinstance(nested, dict) else body
-    # the provider's message: `error.message`, or `error` itself where it is a string (xAI's
-    # `{"code", "error": "…"}`, which the openai SDK hands on as the body)
-    said = inner.get("message") or (nested if isinstance(nested, str) else None)
+    # the provider's message: `error.message` (Mistral's `detail`), or `error` itself where it is a
+    # string (xAI's `{"code", "error": "…"}`, which the openai SDK hands on as the body)
+    said = inner.get("message") or inner.get("detail") or (nested if isinstance(nested, str) else None)
     said = said or (exc.body if isinstance(exc.body, str) and not body else None)
     out: dict[str, Any] = {"kind": kind, "message": str(said or exc.message)}
     status = getattr(exc, "status_code", None)

@@ -31,6 +31,8 @@ Paths in patterns are dot-joined keys with `*` for any list index (`messages.*.c
 
 from __future__ import annotations
 
+import base64
+import binascii
 import importlib
 import re
 from collections.abc import Mapping
@@ -129,8 +131,12 @@ class RequestTable:
     free_form: tuple[str, ...] = ()
     """Where `proto_names` holds: keys whose objects are data, not fields (their keys are kept as
     sent): the last key of a path (`args`, `properties`)."""
+    bytes_fields: tuple[tuple[str, str], ...] = ()
+    """(path, source) of fields holding bytes as base64 that the provider reads in either alphabet,
+    padded or not (proto3 JSON): compared by the bytes they hold."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_bytes", {path for path, _ in self.bytes_fields})
         object.__setattr__(self, "_defaults", {d.path: d for d in self.defaults})
         object.__setattr__(self, "_scoped", {})
         object.__setattr__(self, "_blocks", {t.path: t for t in self.text_blocks})
@@ -157,6 +163,9 @@ class RequestTable:
         out += [("stream address", f"{a.spelled} ≡ {a.means}, streamed", a.source) for a in self.stream_addresses]
         if self.proto_names:
             out.append(("spelling", "snake_case field names ≡ lowerCamelCase (proto3 JSON)", self.proto_names))
+        out += [
+            ("spelling", f"{path}: standard ≡ URL-safe base64, padded or not", src) for path, src in self.bytes_fields
+        ]
         return out
 
     def named(self, body: Any) -> Any:
@@ -275,7 +284,21 @@ def _read(table: RequestTable, value: Any, pattern: str, root: dict[str, Any], s
     aliases = spell.values.get(pattern)
     if aliases is not None and isinstance(value, str | int | float | bool) and value in aliases:
         return aliases[value]
+    if isinstance(value, str) and pattern in table._bytes:  # type: ignore[attr-defined]
+        if aliases is not None and value in aliases.values():
+            return value  # a value an alias reads to (a sentinel written as text) is no base64
+        return _standard_base64(value)
     return value
+
+
+def _standard_base64(value: str) -> str:
+    """`value` as padded standard base64 of the bytes it holds (either alphabet, padded or not); as
+    it is when it is no base64."""
+    try:
+        data = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return base64.b64encode(data).decode()
 
 
 class CanonicalRequest(BaseModel):

@@ -76,6 +76,15 @@ TABLE = RequestTable(
         ),
     ),
     stream_query=(("alt", "sse"),),
+    bytes_fields=(
+        (
+            "contents.*.parts.*.thoughtSignature",
+            "https://protobuf.dev/programming-guides/proto3/#json (bytes: JSON value will be the data encoded "
+            "as a string using standard base64 encoding with paddings. Either standard or URL-safe base64 "
+            "encoding with/without paddings are accepted.); https://ai.google.dev/api/caching#Part "
+            "(thoughtSignature: string (bytes format))",
+        ),
+    ),
     proto_names=(
         "https://protobuf.dev/programming-guides/proto3/#json (Parsers accept both the lowerCamelCase name (or "
         "the one specified by the json_name option) and the original proto field name); the Gemini API's REST "
