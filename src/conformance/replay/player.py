@@ -25,6 +25,7 @@ import httpx
 import orjson
 
 from conformance.capabilities import ProviderProfile, get_profile, provider_names
+from conformance.codecs.endpoints import skip_reason
 from conformance.codecs.request_form import RequestFinding, failing, request_table
 from conformance.replay.cassette import Cassette, Interaction, load_cassette
 from conformance.replay.delivery import delivered, restreamed
@@ -119,14 +120,14 @@ def _cassette_profile(cassette: Cassette) -> ProviderProfile | None:
 
 def _interaction_profile(uri: str, default: ProviderProfile | None) -> ProviderProfile | None:
     """The profile that reads an interaction's request: the cassette's, unless the request went to
-    another provider's host (a turn that fell back to another provider), then that provider's (the
-    Responses API's where the path is one of `/responses`)."""
+    another provider's host (a turn that fell back to another provider), then that provider's (of the
+    profiles served there, one whose dialect the address is a generation call of)."""
     host = urlsplit(uri).hostname
     if default is None or urlsplit(default.base_url).hostname == host:
         return default
     others = [get_profile(n) for n in provider_names() if urlsplit(get_profile(n).base_url).hostname == host]
-    responses = "/responses" in urlsplit(uri).path
-    others.sort(key=lambda p: (p.dialect != default.dialect, (p.dialect == "openai_responses") != responses))
+    # of the profiles served there, one whose dialect the address is a generation call of
+    others.sort(key=lambda p: skip_reason(p.dialect, "POST", uri) is not None)
     return others[0] if others else default
 
 
