@@ -50,6 +50,10 @@ class Run:
     spec: str | None
     """`package.module:factory`, or None for the reference runtime."""
     groups: tuple[str, ...]
+    isolated: bool = False
+    """Run in a process of its own: a library whose readings depend on what else the process has
+    imported (litellm's token counter picks its tokenizer by what is importable and loaded) counts
+    the same alone as beside the other adapters."""
 
 
 RUNS: dict[str, Run] = {
@@ -60,7 +64,7 @@ RUNS: dict[str, Run] = {
     "pydantic-ai (decode only)": Run(
         "examples.pydantic_ai_runtime:make_decoder", ("OpenAI-chat", "anthropic", "gemini")
     ),
-    "litellm": Run("examples.litellm_runtime:make", ("OpenAI-chat", "anthropic", "gemini")),
+    "litellm": Run("examples.litellm_runtime:make", ("OpenAI-chat", "anthropic", "gemini"), isolated=True),
     "google-genai": Run("examples.google_genai_runtime:make", ("gemini", "vertex")),
 }
 
@@ -71,13 +75,48 @@ _FRESH: dict[tuple[str, str], tuple[Row, list[Any]]] = {}
 def _fresh(label: str, group: str) -> tuple[Row, list[Any]]:
     """(count row, scenario results) of one fresh run of an adapter over one group (once per process)."""
     if (label, group) not in _FRESH:
-        from conformance.runtime.loading import load_runtime
-
-        runtime, name = load_runtime(RUNS[label].spec)
-        results: list[Any] = []
-        (row,) = count_cells(label, runtime, name, {group: GROUPS[group]}, results)
-        _FRESH[(label, group)] = (row, results)
+        _FRESH[(label, group)] = _isolated(label, group) if RUNS[label].isolated else _in_process(label, group)
     return _FRESH[(label, group)]
+
+
+def _in_process(label: str, group: str) -> tuple[Row, list[Any]]:
+    from conformance.runtime.loading import load_runtime
+
+    runtime, name = load_runtime(RUNS[label].spec)
+    results: list[Any] = []
+    (row,) = count_cells(label, runtime, name, {group: GROUPS[group]}, results)
+    return row, results
+
+
+FRESH_FLAG = "--fresh-json"
+"""`runtime_counts.py --fresh-json LABEL GROUP`: one run in this process, printed as JSON (for `_isolated`)."""
+
+
+def _isolated(label: str, group: str) -> tuple[Row, list[Any]]:
+    """The run of `_in_process`, in a new Python process."""
+    import json
+    import subprocess
+    from collections import Counter
+
+    from conformance.compare import ScenarioResult
+
+    done = subprocess.run(
+        [sys.executable, __file__, FRESH_FLAG, label, group], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{label} over {group}: the count run failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    results = [ScenarioResult.model_validate(r) for r in data["results"]]
+    return (label, group, Counter(data["counts"])), results
+
+
+def _print_fresh(label: str, group: str) -> int:
+    import json
+
+    (_, _, counts), results = _in_process(label, group)
+    payload = {"counts": dict(counts), "results": [r.model_dump(mode="json") for r in results]}
+    sys.stdout.write(json.dumps(payload) + "\n")
+    return 0
 
 
 def count(label: str, groups: tuple[str, ...] | None = None) -> list[Row]:
@@ -231,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # the examples package
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == [FRESH_FLAG]:
+        return _print_fresh(args[1], args[2])
     done = TABLE.main(args, (__doc__ or "").splitlines()[0], lambda: [row for label in RUNS for row in count(label)])
     return done or _classes(args)
 
