@@ -125,7 +125,8 @@ def _interaction_profile(uri: str, default: ProviderProfile | None) -> ProviderP
     host = urlsplit(uri).hostname
     if default is None or urlsplit(default.base_url).hostname == host:
         return default
-    others = [get_profile(n) for n in provider_names() if urlsplit(get_profile(n).base_url).hostname == host]
+    profiles = (get_profile(n) for n in provider_names())
+    others = [p for p in profiles if urlsplit(p.base_url).hostname == host]
     # of the profiles served there, one whose dialect the address is a generation call of
     others.sort(key=lambda p: skip_reason(p.dialect, "POST", uri) is not None)
     return others[0] if others else default
@@ -180,11 +181,15 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         sent = parse_body(body)
         nearest: tuple[int, str] | None = None
         near_findings: list[RequestFinding] = []
+        targets: dict[str | None, _Target] = {}  # the address as each profile reads it (one, as a rule)
         for i, it in enumerate(self.cassette.interactions):
             if self.play_counts[i]:
                 continue
             profile = self._profiles[i]
-            target = _Target.of(method, url, profile)
+            name = None if profile is None else profile.name
+            if name not in targets:
+                targets[name] = _Target.of(method, url, profile)
+            target = targets[name]
             differs = target.differences(self._targets[i])
             by_address = False
             if differs and self.restream:  # the same request at the address that streams its answer

@@ -214,6 +214,24 @@ class ProcessPool:
             child.close()
 
 
+def _fallbacks_served(stack: contextlib.ExitStack, request: TurnRequest) -> tuple[dict[str, Any], list[Any]]:
+    """The turn's settings with each provider to fall back to served at a loopback port of its own
+    (`runtime.protocol.FALLBACK_SETTING`), and those loopbacks (open until `stack` closes)."""
+    from conformance.runtime.loopback import Loopback
+
+    settings, others = dict(request.settings), []
+    fallback = settings.get("fallback")
+    if isinstance(fallback, list):
+        moved = []
+        for entry in fallback:
+            if isinstance(entry, dict) and isinstance(entry.get("base_url"), str):
+                others.append(stack.enter_context(Loopback(request.transport, entry["base_url"], None)))
+                entry = {**entry, "base_url": others[-1].base_url}
+            moved.append(entry)
+        settings["fallback"] = moved
+    return settings, others
+
+
 class ProcessRuntime:
     """The runtime protocol answered by a program (`command`, split like a shell does) over JSON lines."""
 
@@ -298,16 +316,7 @@ class ProcessRuntime:
             child = stack.enter_context(self.pool.child())
             busy = lambda: busy_seconds(child.proc.pid)  # noqa: E731
             loop = stack.enter_context(Loopback(request.transport, request.base_url, request.clock, busy))
-            settings, others = dict(request.settings), []
-            fallback = settings.get("fallback")
-            if isinstance(fallback, list):  # each provider to fall back to, served at a loopback port too
-                moved = []
-                for entry in fallback:
-                    if isinstance(entry, dict) and isinstance(entry.get("base_url"), str):
-                        others.append(stack.enter_context(Loopback(request.transport, entry["base_url"], None)))
-                        entry = {**entry, "base_url": others[-1].base_url}
-                    moved.append(entry)
-                settings["fallback"] = moved
+            settings, others = _fallbacks_served(stack, request)
             params = {
                 "provider": request.provider,
                 "conversation": _with_model(request.conversation, request.provider),

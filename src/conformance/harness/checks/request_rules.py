@@ -20,22 +20,17 @@ from conformance.scenarios import Scenario
 
 
 def check_request_rules(scenario: Scenario, provider: str, expected: Any, actual: Any) -> ScenarioResult:
-    from conformance.codecs.reading import broken, request_model, violation_finding
-    from conformance.runtime.validate import validate
+    from conformance.codecs.reading import violation_finding
+    from conformance.runtime.validate import rejected
 
     if not isinstance(actual, dict):
         return result(scenario, provider, "fail", "the runtime's request is not a JSON object", actual=actual)
     profile = get_profile(provider)
     keeps = [str(k) for k in (expected.get("keeps", []) if isinstance(expected, dict) else [])]
-    violations = validate(actual, profile)
-    problems = [f"{v.path}: {v.message} ({v.rule})" for v in violations]
+    broken = rejected(actual, profile)
+    problems = [f"{v.path}: {v.message} ({v.rule})" for v, _ in broken]
     # each broken rule as a finding with its rule book source: the row's rule source (harness.classify)
-    rejected = {(v.path, v.rule) for v in violations}
-    findings = [
-        violation_finding(v, rule, profile)
-        for v, rule in broken(actual, profile, request_model(actual, profile))
-        if (v.path, v.rule) in rejected
-    ]
+    findings = [violation_finding(v, rule, profile) for v, rule in broken]
     text = json.dumps(actual, ensure_ascii=False)
     lost = [k for k in keeps if k not in text]
     if problems or lost:

@@ -15,6 +15,7 @@ from typing import Any
 
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.reading import broken, request_model
+from conformance.codecs.rulebook import Rule
 from conformance.codecs.validation import PENDING_CALL, Validator, Violation
 
 
@@ -23,9 +24,16 @@ def validate(body: dict[str, Any], profile: ProviderProfile, *, awaiting_tools: 
 
     `awaiting_tools`: the body is a transcript put on the wire, not a request sent: calls at its end
     may be waiting for their tools, so `PENDING_CALL` is left out."""
+    return [v for v, _ in rejected(body, profile, awaiting_tools=awaiting_tools)]
+
+
+def rejected(
+    body: dict[str, Any], profile: ProviderProfile, *, awaiting_tools: bool = False
+) -> list[tuple[Violation, Rule]]:
+    """`validate`'s violations, each with the rule book entry it breaks (and its source)."""
     model = request_model(body, profile)
     return [
-        v
+        (v, rule)
         for v, rule in broken(body, profile, model, awaiting_tools=awaiting_tools)
         if rule is not None and rule.sourced and rule.effect == "rejects" and rule.kind in _STRUCTURAL
     ]
@@ -34,4 +42,4 @@ def validate(body: dict[str, Any], profile: ProviderProfile, *, awaiting_tools: 
 _STRUCTURAL = frozenset({"structure", "schema"})
 
 
-__all__ = ["PENDING_CALL", "Validator", "Violation", "validate"]
+__all__ = ["PENDING_CALL", "Validator", "Violation", "rejected", "validate"]
