@@ -17,6 +17,10 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 - `SkipsDamageSilently` (seed 000, 4.2): a transcript's malformed lines are skipped without a warning;
 - `ExactCountsTextOnly` (seed 000, 5.1): the exact count is the tokenizer's count of the message
   texts, the chat format's tokens around each message and before the reply left out;
+- `UnlockedStore` (seed 000, 4.1): the store's writers take no lock, neither the session's queue nor
+  the data directory's file locks, so two writers read the registry of conversations, each adds its
+  own and writes it back, and one overwrites the other (its read held a while, as on a busy disk, so
+  the race is lost every time);
 - `RateLimitsUncapped`: every 429 is waited out and sent again, past `max_attempts`;
 - `AuthIsFinal`: a 401 ends the turn, a second key left unused;
 - `NoFallback` (seed 002): the fallback providers a turn is given are never used;
@@ -25,9 +29,11 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
+import time
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -46,6 +52,7 @@ from conformance.runtime.context import tokens
 from conformance.runtime.context.tokens import TokenCount
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
+from conformance.store.files import FileBackend
 from tests.harness.policy_mutants import NoToolTypeRetry
 
 
@@ -219,6 +226,33 @@ class ExactCountsTextOnly(ReferenceRuntime):
             return super().context(request, transport)
 
 
+@contextlib.contextmanager
+def _no_lock(path: Any) -> Iterator[None]:
+    yield
+
+
+class UnlockedStore(ReferenceRuntime):
+    """Writes to the store without any lock: concurrent writers overwrite each other's registry."""
+
+    name = "mutant-unlocked-store"
+
+    def store_session(self, backend: str, directory: str, options: dict[str, Any] | None = None) -> Any:
+        session = super().store_session(backend, directory, options)
+        session.lock = contextlib.nullcontext()
+        files = session.store.backend
+        if isinstance(files, FileBackend):
+            entries = files._registry_entries
+
+            def slow_read() -> list[dict[str, Any]]:
+                out = entries()
+                time.sleep(0.05)
+                return out
+
+            files._lock = _no_lock  # type: ignore[method-assign]
+            files._registry_entries = slow_read  # type: ignore[method-assign]
+        return session
+
+
 def _deciding(rule: Callable[..., retry.Decision | None]) -> Any:
     """The reference's retry decision, with `rule` answering first where it returns a decision."""
     decide = retry.decide
@@ -317,6 +351,7 @@ __all__ = [
     "SharedThinkSplitter",
     "SkipsDamageSilently",
     "TriggerIgnoresImages",
+    "UnlockedStore",
 ]
 
 

@@ -39,6 +39,8 @@ RED_ROWS: dict[type, set[str]] = {
         "transcript_glued_fragment",
         "transcript_lone_surrogate",
     },
+    # seed 000, 4.1: concurrent writers through one store session lose and mix nothing
+    seed_mutants.UnlockedStore: {"store_concurrent_writes"},
     # seed 002: rate limits propagated within the attempt cap; a refused key falls back to the next
     seed_mutants.RateLimitsUncapped: {"retry_429_every_attempt"},
     seed_mutants.AuthIsFinal: {"retry_401_rotation"},
