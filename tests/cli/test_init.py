@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from tests.cli.workflow_lint import lint_workflow
+from tests.cli.workflow_lint import NO_ACTIONLINT, actionlint_command, lint_workflow
+
+ROOT = Path(__file__).resolve().parents[2]
 
 WORKFLOWS = ("conformance.yml", "record.yml", "publish.yml", "fanout.yml")
 
@@ -100,14 +101,38 @@ def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[
     paths = [tmp_path / ".github" / "workflows" / name for name in WORKFLOWS]
     for path in paths:
         assert lint_workflow(path) == []
-    actionlint = shutil.which("actionlint")
-    if actionlint is not None:  # the real linter, where it is installed
-        done = subprocess.run([actionlint, *map(str, paths)], capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stdout
     text = (tmp_path / ".github" / "workflows" / "record.yml").read_text()
     assert "--require-keys" in text and "secrets.ANTHROPIC_API_KEY" in text
     gate = (tmp_path / ".github" / "workflows" / "conformance.yml").read_text()
     assert "pull_request" in gate and "--fail-on-regression" in gate
+
+
+def test_actionlint_reads_the_workflows_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every workflow `init --ci github` writes, and the repository's own, lint clean under actionlint;
+    a workflow with a misspelt runner label, job key and context property in the same run does not
+    (the linter judges, it does not pass everything)."""
+    command = actionlint_command()
+    if command is None:
+        pytest.skip(NO_ACTIONLINT)
+    assert _init(tmp_path / "proj", "--ci", "github") == 0
+    capsys.readouterr()
+    generated = [tmp_path / "proj" / ".github" / "workflows" / name for name in WORKFLOWS]
+    own = sorted(p for p in (ROOT / ".github" / "workflows").glob("*") if p.suffix in (".yml", ".yaml"))
+    bad = tmp_path / "bad.yml"
+    gate = generated[0].read_text()
+    bad.write_text(
+        gate.replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latst\n    timeout: 5", 1).replace(
+            "github.base_ref", "github.bse_ref"
+        )
+    )
+    done = subprocess.run(
+        [*command, *map(str, [*generated, *own, bad])], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    problems = done.stdout.splitlines()
+    assert problems and all(line.startswith(f"{bad}:") for line in problems), done.stdout  # the others are clean
+    for expected in ('"ubuntu-latst"', '"timeout"', '"bse_ref"'):
+        assert any(expected in line for line in problems), expected
 
 
 def test_the_workflow_lint_catches_what_it_claims(tmp_path: Path) -> None:
