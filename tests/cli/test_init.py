@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.cli import main
 from tests.cli.workflow_lint import NO_ACTIONLINT, actionlint_command, lint_workflow
@@ -105,6 +107,34 @@ def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "--require-keys" in text and "secrets.ANTHROPIC_API_KEY" in text
     gate = (tmp_path / ".github" / "workflows" / "conformance.yml").read_text()
     assert "pull_request" in gate and "--fail-on-regression" in gate
+
+
+def test_the_workflows_pin_actions_grant_per_job_and_keep_no_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every action pinned by a commit, no permission granted at workflow level, each job's the least
+    it needs (Pages and OIDC tokens for the deploy job alone, write access for the record job alone),
+    and no checkout keeping its credentials in the repository's git configuration."""
+    assert _init(tmp_path, "--ci", "github") == 0
+    capsys.readouterr()
+    writes: dict[str, set[str]] = {}
+    for name in WORKFLOWS:
+        data = yaml.safe_load((tmp_path / ".github" / "workflows" / name).read_text())
+        assert data["permissions"] == {}, name
+        for job_name, job in data["jobs"].items():
+            where = f"{name}: {job_name}"
+            assert isinstance(job.get("permissions"), dict), where
+            writes[where] = {k for k, v in job["permissions"].items() if v == "write"}
+            for step in job["steps"]:
+                if "uses" in step:
+                    assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), (where, step["uses"])
+                if str(step.get("uses", "")).startswith("actions/checkout@"):
+                    assert step["with"]["persist-credentials"] is False, where
+    granted = {where: w for where, w in writes.items() if w}
+    assert granted == {
+        **{f"{name}: deploy": {"pages", "id-token"} for name in ("publish.yml", "fanout.yml")},
+        "record.yml: record": {"contents", "pull-requests"},
+    }
 
 
 def test_actionlint_reads_the_workflows_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
