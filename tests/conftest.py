@@ -103,9 +103,9 @@ FULL: dict[str, str] = {
         "the credential-shape scan of the 929 shipped recordings"
     ),
     # the generated workflows replayed step by step, the package installed from its wheel in a venv of
-    # its own (about 15 s a test); stay: tests/cli/test_init.py's workflow lints (structure and
-    # actionlint), tests/cli/test_init_joins.py (the library's pytest after init, a bare run) and
-    # tests/report/test_gate.py (the gate's formats and exit codes)
+    # its own (about 15 s a test); stay: tests/cli/test_init.py's workflow tests (structure, actionlint,
+    # pinned actions and permissions), tests/cli/test_init_joins.py (the library's pytest after init, a
+    # bare run), tests/report/test_gate.py and test_ci_outputs.py (the gate, JUnit XML, the summary)
     "tests/cli/test_workflow_replay.py::": "each generated workflow's run: steps replayed from the wheel",
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
