@@ -12,6 +12,7 @@ tests that stay in the default selection for the same behaviour (its representat
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -19,6 +20,17 @@ from hypothesis import settings
 settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once per test process (tests/packaging/wheel.py)."""
+    from tests.packaging.wheel import build_wheel  # here: scripts/check_selection.py imports this file alone
+
+    try:
+        return build_wheel(tmp_path_factory.mktemp("wheel"))
+    except RuntimeError as error:
+        pytest.fail(str(error))
 
 
 @pytest.fixture(autouse=True)
@@ -90,6 +102,11 @@ FULL: dict[str, str] = {
     "tests/harness/test_lint_credentials.py::test_the_bundled_cassettes_and_the_corpus_hold_no_credential[corpus]": (
         "the credential-shape scan of the 929 shipped recordings"
     ),
+    # the generated workflows replayed step by step, the package installed from its wheel in a venv of
+    # its own (about 15 s a test); stay: tests/cli/test_init.py's workflow tests (structure, actionlint,
+    # pinned actions and permissions), tests/cli/test_init_joins.py (the library's pytest after init, a
+    # bare run), tests/report/test_gate.py and test_ci_outputs.py (the gate, JUnit XML, the summary)
+    "tests/cli/test_workflow_replay.py::": "each generated workflow's run: steps replayed from the wheel",
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
         "a second install of the wheel"
