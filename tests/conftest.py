@@ -90,6 +90,14 @@ FULL: dict[str, str] = {
     "tests/harness/test_lint_credentials.py::test_the_bundled_cassettes_and_the_corpus_hold_no_credential[corpus]": (
         "the credential-shape scan of the 929 shipped recordings"
     ),
+    # the standalone scripts of pydantic-ai's and litellm's defect rows, each written and run three
+    # times in processes of their own; stay: the openai-SDK row's script, tests/cli/test_repro.py
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[pydantic-ai-": (
+        "pydantic-ai's defect rows as standalone scripts"
+    ),
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[litellm-": (
+        "litellm's defect rows as standalone scripts"
+    ),
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
         "a second install of the wheel"
