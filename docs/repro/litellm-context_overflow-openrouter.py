@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""context_overflow[openrouter]: litellm 1.110.2, standalone.
 
-Needs only the library (litellm==1.110.2) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (litellm 1.110.2) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -353,6 +353,8 @@ def library_result(url: str) -> dict[str, Any]:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     corpus/openrouter/chat_completions/ruby_llm--chat_real_error_scenarios_openrouter_claude-haiku-4-5_handles_context_length_exceeded_errors--0950693544.yaml — HTTP 400 "This endpoint's maximum context length is 200000 tokens. However, you requested about 2500021 tokens (2500021 of text input)."
 EXPECTED = json.loads(r'''
 [
  {

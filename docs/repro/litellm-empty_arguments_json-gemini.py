@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""empty_arguments_json[gemini]: litellm 1.110.2, standalone.
 
-Needs only the library (litellm==1.110.2) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (litellm 1.110.2) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -353,6 +353,8 @@ def library_result(url: str) -> dict[str, Any]:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://github.com/googleapis/python-genai/blob/66807187f2123c6676175ac991f4e34eb09200d1/google/genai/types.py — "args: Optional[dict[str, Any]] Optional. The function parameters and values in JSON object format."
 EXPECTED = json.loads(r'''
 [
  {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""server_tool_web_search_stream[anthropic]: litellm 1.110.2, standalone.
 
-Needs only the library (litellm==1.110.2) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (litellm 1.110.2) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -358,6 +358,8 @@ def library_result(url: str) -> dict[str, Any]:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "ServerToolUseBlock, WebSearchToolResultBlock," ; https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "class RawContentBlockStartEvent(BaseModel): content_block: ContentBlock"
 EXPECTED = json.loads(r'''
 [
  {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""deepseek_reasoning_content[mistral]: openai-sdk 3.57.0, standalone.
 
-Needs only the library (openai-sdk==3.57.0) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (openai-sdk 3.57.0) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -311,6 +311,8 @@ def library_result(url: str) -> dict[str, Any]:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://docs.mistral.ai/inference/conversations/reasoning — "The output of reasoning models includes a reasoning chunk with the model's thinking traces, followed by the final answer."
 EXPECTED = json.loads(r'''
 [
  {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""compat_no_system_role[gemini]: pydantic-ai 2.68.0, standalone.
 
-Needs only the library (pydantic-ai==2.68.0) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (pydantic-ai 2.68.0) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -525,6 +525,8 @@ def library_request(url: str) -> None:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://ai.google.dev/gemma/docs/formatting?hl=zh-cn (the system-instructions example of the Gemma formatting guide: Gemma takes no system role, the instruction opens the first user turn) — "<start_of_turn>user\nOnly reply like a pirate.\n\nWhat is the answer to life the universe and everything?<end_of_turn>"
 # contents[0].parts[0].text: gemini reads a different request (conversation)
 # systemInstruction: gemini reads a different request (conversation)
 EXPECTED = json.loads(r'''

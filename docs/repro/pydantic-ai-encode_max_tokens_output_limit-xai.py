@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""encode_max_tokens_output_limit[xai]: pydantic-ai 2.68.0, standalone.
 
-Needs only the library (pydantic-ai==2.68.0) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (pydantic-ai 2.68.0) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -526,6 +526,8 @@ def library_request(url: str) -> None:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://docs.x.ai/docs/guides/reasoning — "presencePenalty, frequencyPenalty and stop parameters are not supported by reasoning models. Adding them in the request would result in an error."
 # max_completion_tokens: grok-3-mini writes at most 16384 tokens; xai rejects a larger limit (max_output)
 #     doc: https://platform.openai.com/docs/models/gpt-4.1 — "Max output tokens: 32,768 (each model page lists its maximum output tokens)"
 # max_completion_tokens: xai reads a different request (options)

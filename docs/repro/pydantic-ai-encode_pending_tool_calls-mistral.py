@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""encode_pending_tool_calls[mistral]: pydantic-ai 2.68.0, standalone.
 
-Needs only the library (pydantic-ai==2.68.0) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (pydantic-ai 2.68.0) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -524,6 +524,8 @@ def library_request(url: str) -> None:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     real 4xx: https://github.com/nearai/ironclaw/issues/1241 — "Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9."
 # messages[1].tool_calls[0].id: mistral rejects it: 'call_flight2' does not match '[a-zA-Z0-9]{9}' (tool_call_id_pattern)
 #     real 4xx: https://github.com/nearai/ironclaw/issues/1241 — "Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9."
 # messages[1].tool_calls[1].id: mistral rejects it: 'call_weather2' does not match '[a-zA-Z0-9]{9}' (tool_call_id_pattern)

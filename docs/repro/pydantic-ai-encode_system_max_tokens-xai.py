@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 r"""encode_system_max_tokens[xai]: pydantic-ai 2.68.0, standalone.
 
-Needs only the library (pydantic-ai==2.68.0) and Python 3.10+; nothing else of the project that wrote it.
+Needs only the library the row ran (pydantic-ai 2.68.0) and Python 3.10+, nothing of the project that wrote it.
     python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
     python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
 
@@ -524,6 +524,8 @@ def library_request(url: str) -> None:
 
 
 # what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://docs.x.ai/docs/guides/reasoning — "presencePenalty, frequencyPenalty and stop parameters are not supported by reasoning models. Adding them in the request would result in an error."
 # stop: xai reads a different request (options)
 EXPECTED = json.loads(r'''
 [

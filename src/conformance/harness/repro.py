@@ -355,7 +355,8 @@ def render(row: Row, offer: Reproduction, *, runtime_spec: str, runtime_name: st
         "#!/usr/bin/env python3",
         f'r"""{row.scenario.id}[{row.provider}]: {library} {version}, standalone.',
         "",
-        f"Needs only the library ({library}=={version}) and Python 3.10+; nothing else of the project that wrote it.",
+        f"Needs only the library the row ran ({library} {version}) and Python 3.10+, nothing of the project"
+        " that wrote it.",
         "    python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not",
         "    python THIS_FILE.py --got      print what the library gives at each checked path (JSON)",
         "",
@@ -412,7 +413,7 @@ def render(row: Row, offer: Reproduction, *, runtime_spec: str, runtime_name: st
             + offer.overrides.strip()
         )
     parts.append("# the library called for this row\n" + snippet.strip())
-    parts.append(_expected_block(checks))
+    parts.append(_expected_block(checks, result.rule_source))
     parts.append(_MAIN_DECODE if check == "decode" else _MAIN_ENCODE)
     return "\n\n\n".join(p.strip("\n") for p in parts) + "\n"
 
@@ -425,8 +426,10 @@ def _diff_lines(result: ScenarioResult) -> list[str]:
     return [line.strip() for line in result.reason.splitlines()]
 
 
-def _expected_block(checks: list[dict[str, Any]]) -> str:
+def _expected_block(checks: list[dict[str, Any]], rule_source: str | None) -> str:
     out = ["# what the row expects at each path it differs at (rules: equals, absent, range, pattern)"]
+    if rule_source:
+        out += ["# the row's rule, as its source says it:", _comment(rule_source, "#     ")]
     sources = [c for c in checks if c.get("source") or c.get("fact")]
     for c in sources:
         out.append(f"# {c['path']}: {c.get('fact', '')}")
