@@ -29,7 +29,7 @@ import json
 import os
 from typing import Any
 
-from conformance.adapters import conversation_parts, failed, serve_response, text_of
+from conformance.adapters import Reproduction, conversation_parts, failed, serve_response, text_of
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration
@@ -250,8 +250,29 @@ def _run(call: Any) -> Any:
     return _LOOP.run_until_complete(call)
 
 
+REPRODUCTION = Reproduction(
+    module=__name__,
+    setup="""
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm's documented offline switch
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # its token counter: the bundled tokenizers, no download
+import litellm
+
+litellm.suppress_debug_info = True
+""",
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    name = f"{PROVIDER_PREFIX[PROVIDER]}/{MODEL or get_profile(PROVIDER).default_model}"
+    return _run(_call(name, url + PATH, _messages(CONVERSATION), STREAM, PROVIDER))
+""",
+)
+"""A decode row as a standalone script (`conformance repro`): `decode` with the loopback the script serves."""
+
+
 class LitellmRuntime:
     name = f"litellm {VERSION}"
+    reproduction = REPRODUCTION
     declaration = Declaration(
         name=f"litellm {VERSION}",
         version=VERSION,

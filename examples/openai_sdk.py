@@ -31,7 +31,7 @@ import openai
 import openai._base_client as openai_base_client
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from conformance.adapters import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
+from conformance.adapters import Reproduction, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
@@ -272,8 +272,21 @@ def _turn_params(request: TurnRequest) -> tuple[dict[str, Any], bool, int]:
     return params, stream, int(attempts) - 1
 
 
+REPRODUCTION = Reproduction(
+    module=__name__,
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    client = openai.OpenAI(api_key="dummy", base_url=url + PATH, max_retries=0)
+    with client:
+        return _call(client, {}, STREAM, PROVIDER)
+""",
+)
+"""A decode row as a standalone script (`conformance repro`): the SDK's client on the loopback URL."""
+
+
 class OpenAISdkRuntime:
     name = f"openai-sdk {openai.__version__}"
+    reproduction = REPRODUCTION
     declaration = Declaration(
         name=f"openai-sdk {openai.__version__}",
         version=VERSION,

@@ -107,6 +107,14 @@ FULL: dict[str, str] = {
     # pinned actions and permissions), tests/cli/test_init_joins.py (the library's pytest after init, a
     # bare run), tests/report/test_gate.py and test_ci_outputs.py (the gate, JUnit XML, the summary)
     "tests/cli/test_workflow_replay.py::": "each generated workflow's run: steps replayed from the wheel",
+    # the standalone scripts of pydantic-ai's and litellm's defect rows, each written and run three
+    # times in processes of their own; stay: the openai-SDK row's script, tests/cli/test_repro.py
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[pydantic-ai-": (
+        "pydantic-ai's defect rows as standalone scripts"
+    ),
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[litellm-": (
+        "litellm's defect rows as standalone scripts"
+    ),
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
         "a second install of the wheel"
