@@ -281,26 +281,48 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
     return out
 
 
+def _create_params(params: dict[str, Any]) -> dict[str, Any]:
+    params = {"model": "x", "messages": [], **params}
+    params.pop("stream", None)
+    return params
+
+
+class _Reading:
+    """What one `chat.completions.create` has given so far: the SDK's stream accumulator, fed chunk
+    by chunk, and how many chunks it had."""
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.state = ChatCompletionStreamState()
+        self.chunks = 0
+
+    def add(self, chunk: Any) -> None:
+        self.state.handle_chunk(chunk)
+        self.chunks += 1
+
+    def streamed(self) -> dict[str, Any]:
+        if not self.chunks:  # the SDK's stream yielded nothing: there is no completion to read
+            return {"message": {"role": "assistant", "content": [], "provider": self.provider}}
+        return {"message": _message(self.state.current_completion_snapshot, self.provider)}
+
+    def failed(self, exc: openai.OpenAIError) -> dict[str, Any]:
+        partial = _message(self.state.current_completion_snapshot, self.provider) if self.chunks else None
+        reraise_replay_mismatch(exc)
+        return failed(_error(exc), partial)
+
+
 def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
     """One `chat.completions.create` through the SDK, its documented keyword arguments → the
     normalized outcome."""
-    params = {"model": "x", "messages": [], **params}
-    params.pop("stream", None)
-    state = ChatCompletionStreamState()
-    chunks = 0
+    params, reading = _create_params(params), _Reading(provider)
     try:
         if stream:
             for chunk in client.chat.completions.create(**params, stream=True):
-                state.handle_chunk(chunk)
-                chunks += 1
-            if not chunks:  # the SDK's stream yielded nothing: there is no completion to read
-                return {"message": {"role": "assistant", "content": [], "provider": provider}}
-            return {"message": _message(state.current_completion_snapshot, provider)}
+                reading.add(chunk)
+            return reading.streamed()
         return {"message": _message(client.chat.completions.create(**params), provider)}
     except openai.OpenAIError as exc:
-        partial = _message(state.current_completion_snapshot, provider) if chunks else None
-        reraise_replay_mismatch(exc)
-        return failed(_error(exc), partial)
+        return reading.failed(exc)
 
 
 # the library called for this row
