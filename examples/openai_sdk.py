@@ -283,6 +283,19 @@ def library_result(url: str) -> dict[str, Any]:
 )
 """A decode row as a standalone script (`conformance repro`): the SDK's client on the loopback URL."""
 
+ASYNC_REPRODUCTION = Reproduction(
+    module=__name__,
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        async with openai.AsyncOpenAI(api_key="dummy", base_url=url + PATH, max_retries=0) as client:
+            return await _acall(client, {}, STREAM, PROVIDER)
+
+    return asyncio.run(run())
+""",
+)
+"""The same through the SDK's async client."""
+
 
 class OpenAISdkRuntime:
     name = f"openai-sdk {openai.__version__}"
@@ -326,6 +339,7 @@ class AsyncOpenAISdkRuntime(OpenAISdkRuntime):
     retry loop (`anyio.sleep`, on the harness clock)."""
 
     name = f"openai-sdk-async {openai.__version__}"
+    reproduction = ASYNC_REPRODUCTION
     declaration = dataclasses.replace(OpenAISdkRuntime.declaration, name=name)
 
     def decode(

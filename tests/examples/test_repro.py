@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SPECS = {
     "openai-sdk": "examples.openai_sdk:make",
     "anthropic-sdk": "examples.anthropic_sdk:make",
+    "openai-sdk (async)": "examples.openai_sdk:make_async",
+    "anthropic-sdk (async)": "examples.anthropic_sdk:make_async",
     "pydantic-ai": "examples.pydantic_ai_runtime:make",
     "pydantic-ai (decode only)": "examples.pydantic_ai_runtime:make_decoder",
     "litellm": "examples.litellm_runtime:make",
@@ -60,7 +62,7 @@ ROWS = defect_rows()
 
 def _id(row: tuple[str, str, str]) -> str:
     label, scenario, provider = row
-    return f"{label.replace(' (decode only)', '-decode-only')}-{scenario}-{provider}"
+    return f"{label.replace(' (decode only)', '-decode-only').replace(' (async)', '-async')}-{scenario}-{provider}"
 
 
 def _alone(script: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
