@@ -221,8 +221,22 @@ def documented_classes() -> dict[Red, Documented]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         label, scenario, verdict, providers, cls, wire, rule = cells[:FIXED]
         reading, tracker = " | ".join(cells[FIXED:-1]), cells[-1] if len(cells) > FIXED else ""
-        out[(label, scenario.strip("`"), verdict)] = Documented(providers, cls, wire, rule, reading, tracker)
+        scenario = scenario.split("`")[1] if scenario.count("`") >= 2 else scenario  # past its repro links
+        out[(label, scenario, verdict)] = Documented(providers, cls, wire, rule, reading, tracker)
     return out
+
+
+REPRO = ROOT / "docs" / "repro"
+"""The standalone script of each defect row (`conformance repro … --out docs/repro`)."""
+
+
+def repro_links(label: str, scenario: str, ev: Evidence) -> str:
+    """Links to the scripts of a row's defect providers (docs/repro/<library>-<scenario>-<provider>.py)."""
+    library = label.replace(" (decode only)", "-decode-only").replace(" (async)", "-async")
+    defects = [p for p in ev.providers if ev.classes[p] == "defect"]
+    found = [p for p in defects if (REPRO / f"{library}-{scenario}-{p}.py").is_file()]
+    named = len(defects) > 1
+    return "".join(f" [repro{': ' + p if named else ''}](repro/{library}-{scenario}-{p}.py)" for p in found)
 
 
 def render_classes(fresh: dict[Red, Evidence], known: dict[Red, Documented]) -> str:
@@ -237,7 +251,8 @@ def render_classes(fresh: dict[Red, Evidence], known: dict[Red, Documented]) -> 
         reading, tracker = (doc.reading, doc.tracker) if doc else (UNREAD, "")
         label, scenario, verdict = key
         body.append(
-            f"| {label} | `{scenario}` | {verdict} | {', '.join(ev.providers)} | {ev.cls} | {ev.wire} | {ev.rule} "
+            f"| {label} | `{scenario}`{repro_links(label, scenario, ev)} | {verdict} | {', '.join(ev.providers)} "
+            f"| {ev.cls} | {ev.wire} | {ev.rule} "
             f"| {reading} | {tracker or '—'} |"
         )
     return "\n".join([HEAD, "|---|---|---|---|---|---|---|---|---|", *body])

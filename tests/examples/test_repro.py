@@ -48,7 +48,7 @@ def defect_rows() -> list[tuple[str, str, str]]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         if len(cells) < 5 or "defect" not in cells[4]:
             continue
-        label, scenario, providers, cls = cells[0], cells[1].strip("`"), cells[3].split(", "), cells[4]
+        label, scenario, providers, cls = cells[0], cells[1].split("`")[1], cells[3].split(", "), cells[4]
         if cls == "defect":
             chosen = providers
         else:
@@ -103,6 +103,18 @@ def _same_difference(printed: list[str], row: list[str]) -> None:
 def test_the_table_has_defect_rows() -> None:
     assert len(ROWS) >= 10
     assert all(label in SPECS for label, _, _ in ROWS)
+
+
+def test_every_defect_row_links_its_script() -> None:
+    text = (ROOT / "docs" / "runtimes.md").read_text(encoding="utf-8")
+    table = text[text.index("<!-- classes:begin -->") : text.index("<!-- classes:end -->")]
+    linked = set(re.findall(r"\]\(repro/([^)]+\.py)\)", table))
+    for label, scenario, provider in ROWS:
+        name = (
+            f"{label.replace(' (decode only)', '-decode-only').replace(' (async)', '-async')}-{scenario}-{provider}.py"
+        )
+        assert name in linked, f"{label} {scenario} [{provider}]: no link to repro/{name}"
+        assert (ROOT / "docs" / "repro" / name).is_file()
 
 
 @pytest.mark.parametrize("row", ROWS, ids=_id)
