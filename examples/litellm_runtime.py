@@ -291,6 +291,32 @@ def _streamed_details(chunks: list[Any]) -> list[dict[str, Any]]:
     return list(merged.values())
 
 
+def _streamed_invocations(chunks: list[Any]) -> list[Any]:
+    """Gemini's server-side tool parts as the stream's chunks carry them, in order: the chunk
+    builder keeps only the last chunk's `server_side_tool_invocations`."""
+    out: list[Any] = []
+    for chunk in chunks:
+        for choice in _field(chunk, "choices") or []:
+            out += _fields(_field(choice, "delta")).get("server_side_tool_invocations") or []
+    return out
+
+
+def _joined(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """litellm's thinking blocks with the pieces of one thought joined: it keeps a block per Gemini
+    thought part (and per chunk of a stream) and, for a Mistral stream, a block per delta each with
+    one signature of its making, while a thought ends only where its own signature closes it (two
+    blocks never share one)."""
+    out: list[dict[str, Any]] = []
+    for block in blocks:
+        last = out[-1] if out else None
+        same = last is not None and last["type"] == block["type"] == "thinking"
+        if same and last is not None and last.get("signature") in (None, block.get("signature")):
+            out[-1] = {**last, "thinking": last["thinking"] + block["thinking"], "signature": block.get("signature")}
+        else:
+            out.append(block)
+    return out
+
+
 def _thinking(msg: Any, fields: dict[str, Any], streamed: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Thinking blocks: litellm's `thinking_blocks` (signatures, redacted data), else OpenRouter's
     `reasoning_details` it keeps in the message's fields (text with signature, encrypted reasoning)
@@ -303,7 +329,7 @@ def _thinking(msg: Any, fields: dict[str, Any], streamed: list[dict[str, Any]]) 
             thinking = _field(block, "thinking") or ""
             content.append({"type": "thinking", "thinking": thinking, "signature": _field(block, "signature")})
     if content:
-        return content
+        return _joined(content)
     for item in fields.get("reasoning_details") or streamed:
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "reasoning.encrypted" and isinstance(item.get("data"), str):
@@ -333,7 +359,12 @@ def _message(response: Any, provider: str, chunks: list[Any] | None = None) -> d
     fields = _fields(msg)
     thinking = _thinking(msg, fields, _streamed_details(chunks or []))
     compactions, server, first_call = _server(msg, fields)
-    google = _gemini_server(fields)
+    google = _gemini_server(
+        {
+            "server_side_tool_invocations": _streamed_invocations(chunks or [])
+            or fields.get("server_side_tool_invocations")
+        }
+    )
     calls = _calls(msg, {str(b["id"]) for b in server if b["name"] == "server_tool_use"})
     text = msg.content if msg is not None and isinstance(msg.content, str) else ""
     refusal = _field(msg, "refusal")
