@@ -90,6 +90,18 @@ FULL: dict[str, str] = {
     "tests/harness/test_lint_credentials.py::test_the_bundled_cassettes_and_the_corpus_hold_no_credential[corpus]": (
         "the credential-shape scan of the 929 shipped recordings"
     ),
+    # the generated workflows replayed on the project as scaffolded (each run the whole bundled
+    # matrix); stay: each replay on the project's own rows ([own]), and the clean pull request's
+    **{
+        f"tests/cli/test_workflow_replay.py::{name}[layered]": "a workflow replayed over the whole bundled matrix"
+        for name in (
+            "test_a_regression_fails_the_gate_with_an_annotation_on_the_scenario_file",
+            "test_a_result_already_failing_on_the_base_is_reported_not_fatal",
+            "test_a_first_pull_request_without_a_base_passes_with_a_notice",
+            "test_the_publish_build_writes_the_site",
+            "test_the_fanout_merge_publishes_and_gates_every_run",
+        )
+    },
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
         "a second install of the wheel"

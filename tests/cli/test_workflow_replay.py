@@ -18,10 +18,17 @@ from tests.cli.workflow_replay import Job, replay
 GREETING = "conformance/cassettes/anthropic/my_greeting.yaml"
 
 
-def _project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+def _project(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, layered: bool = True) -> Path:
+    """The library with `init --ci github` run in it; `layered=False`: its root then says `bundled:
+    false`, so each replayed run judges the project's own rows alone (a few seconds less per run)."""
     lib = make_library(tmp_path / "lib")
     assert main(["init", str(lib), "--ci", "github"]) == 0
     capsys.readouterr()
+    if not layered:
+        config = lib / "conformance" / "conformance.yaml"
+        text = config.read_text()
+        assert "\nbundled: true\n" in text
+        config.write_text(text.replace("\nbundled: true\n", "\nbundled: false\n"))
     return lib
 
 
@@ -31,16 +38,20 @@ def _break(project: Path) -> None:
     path.write_text(path.read_text().replace('"text":"Hello!"', '"text":"Goodbye!"'))
 
 
-@pytest.fixture
-def project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    return _project(tmp_path, capsys)
+@pytest.fixture(params=["layered", "own"])
+def project(request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The project as scaffolded (`layered`, over the bundled rows: every run judges the whole
+    matrix), and with its own rows alone (`own`); tests/conftest.py leaves the layered ones to the
+    full step (the clean pull request's replay stays, on the project as scaffolded)."""
+    return _project(tmp_path, capsys, layered=request.param == "layered")
 
 
 def _gate(workspace: Path, base: Path) -> Job:
     return replay(workspace / ".github/workflows/conformance.yml", "replay", workspace, event="pull_request", base=base)
 
 
-def test_a_clean_pull_request_passes_with_the_reports(project: Path, tmp_path: Path) -> None:
+def test_a_clean_pull_request_passes_with_the_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = _project(tmp_path, capsys)  # as scaffolded: both runs judge the whole bundled matrix
     workspace = tmp_path / "head"
     shutil.copytree(project, workspace)
     job = _gate(workspace, project)
@@ -113,7 +124,8 @@ def test_the_fanout_merge_publishes_and_gates_every_run(project: Path) -> None:
     assert (project / "site" / "index.html").is_file()
 
 
-def test_actionlint_reads_the_workflows_clean(project: Path) -> None:
+def test_actionlint_reads_the_workflows_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = _project(tmp_path, capsys)
     actionlint = shutil.which("actionlint")
     if actionlint is None:
         pytest.skip(
