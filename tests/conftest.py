@@ -12,9 +12,13 @@ tests that stay in the default selection for the same behaviour (its representat
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=1000, deadline=None)
@@ -29,7 +33,22 @@ def _not_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
 
 
+DIALECT_COLUMNS = ("openai", "anthropic", "gemini", "ollama", "openai_responses")
+"""One provider per dialect: where the README's command keeps the rows it leaves to the full step on
+the other providers."""
+
+WAITING_AGENT_ROWS = ("agent_abort_tool", "agent_cancel_stream", "agent_sequential_tools", "agent_tool_timeout")
+"""The bundled `agent` rows whose time is spent waiting (a tool timeout, a cancel, two tools in turn)."""
+
 FULL: dict[str, str] = {
+    # the bundled agent rows that wait, on every provider; stay: their items on one provider per
+    # dialect (DIALECT_COLUMNS), and the mutants of tests/harness/test_agent_rows.py on those
+    **{
+        f"scenarios/agent/{row}.yaml::{row}[{provider}]": "a waiting agent row on a provider beside its dialect's"
+        for row in WAITING_AGENT_ROWS
+        for provider in yaml.safe_load((ROOT / "scenarios" / "agent" / f"{row}.yaml").read_text())["providers"]
+        if provider not in DIALECT_COLUMNS
+    },
     # every row out of process, per dialect; stays: ...on_a_sample_of_every_check[<dialect>]
     "tests/runtime/test_process_runtime.py::test_out_of_process_reference_matches_in_process_on_every_row[": (
         "the out-of-process reference over every row of one provider per dialect (real retry waits)"
