@@ -11,12 +11,18 @@
 The SDK has no request encoder of its own, no history repair, no transcript loader: those
 capabilities are absent and their rows are `skipped`.
 
+Its async client (`AsyncAnthropic`, the same readings through the async stream and retry loop) is
+`make_async`.
+
     conformance run --runtime examples.anthropic_sdk:make --provider anthropic
+    conformance run --runtime examples.anthropic_sdk:make_async --provider anthropic
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 from typing import Any
 
 import anthropic
@@ -115,29 +121,62 @@ def _message(message: Any) -> dict[str, Any]:
     return out
 
 
-def _call(client: anthropic.Anthropic, params: dict[str, Any], stream: bool) -> dict[str, Any]:
-    """One Messages request through the SDK → the normalized outcome."""
+def _named(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The SDK's named arguments of `messages.create`, and the rest as its `extra_body`."""
     params = dict(params)
-    named = {k: params.pop(k) for k in ("model", "max_tokens", "messages") if k in params}
+    named: dict[str, Any] = {k: params.pop(k) for k in ("model", "max_tokens", "messages") if k in params}
     named.setdefault("model", "x")
     named.setdefault("max_tokens", 1)
     named.setdefault("messages", [])
     params.pop("stream", None)
+    return named, params
+
+
+ERRORS_CAUGHT = (anthropic.AnthropicError, httpx2.TransportError)
+"""What a call raises that is an outcome: a connection that drops while the stream is read reaches
+the caller as the httpx2 error itself (the SDK wraps transport errors only while sending)."""
+
+
+def _failed(exc: anthropic.AnthropicError | httpx2.TransportError, stream: Any) -> dict[str, Any]:
+    partial = None
+    if stream is not None:
+        with contextlib.suppress(AssertionError):  # no `message_start` yet
+            partial = _message(stream.current_message_snapshot)
+    reraise_replay_mismatch(exc)
+    return failed(_error(exc), partial)
+
+
+def _call(client: anthropic.Anthropic, params: dict[str, Any], stream: bool) -> dict[str, Any]:
+    """One Messages request through the SDK → the normalized outcome."""
+    named, extra = _named(params)
     manager = None
     try:
         if stream:
-            with client.messages.stream(**named, extra_body=params or None) as manager:
+            with client.messages.stream(**named, extra_body=extra or None) as manager:
                 return {"message": _message(manager.get_final_message())}
-        return {"message": _message(client.messages.create(**named, extra_body=params or None))}
-    except (anthropic.AnthropicError, httpx2.TransportError) as exc:
-        # a connection that drops while the stream is read reaches the caller as the httpx2 error
-        # itself (the SDK wraps transport errors only while sending the request)
-        partial = None
-        if manager is not None:
-            with contextlib.suppress(AssertionError):  # no `message_start` yet
-                partial = _message(manager.current_message_snapshot)
-        reraise_replay_mismatch(exc)
-        return failed(_error(exc), partial)
+        return {"message": _message(client.messages.create(**named, extra_body=extra or None))}
+    except ERRORS_CAUGHT as exc:
+        return _failed(exc, manager)
+
+
+async def _acall(client: anthropic.AsyncAnthropic, params: dict[str, Any], stream: bool) -> dict[str, Any]:
+    """`_call` through the SDK's async client."""
+    named, extra = _named(params)
+    manager = None
+    try:
+        if stream:
+            async with client.messages.stream(**named, extra_body=extra or None) as manager:
+                return {"message": _message(await manager.get_final_message())}
+        return {"message": _message(await client.messages.create(**named, extra_body=extra or None))}
+    except ERRORS_CAUGHT as exc:
+        return _failed(exc, manager)
+
+
+def _turn_params(request: TurnRequest) -> tuple[dict[str, Any], bool, int]:
+    """The request parameters (the program's own mapping), whether to stream, and `max_retries`."""
+    params, stream = messages_params(request.conversation, get_profile(request.provider).default_model)
+    attempts = request.settings.get("policy", {}).get("max_attempts", anthropic.DEFAULT_MAX_RETRIES + 1)
+    return params, stream, int(attempts) - 1
 
 
 class AnthropicSdkRuntime:
@@ -167,18 +206,57 @@ class AnthropicSdkRuntime:
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)
-        profile = get_profile(request.provider)
-        params, stream = messages_params(request.conversation, profile.default_model)  # the program's own mapping
-        attempts = request.settings.get("policy", {}).get("max_attempts", anthropic.DEFAULT_MAX_RETRIES + 1)
+        params, stream, retries = _turn_params(request)
         client = anthropic.Anthropic(
             api_key=request.keys[0],
             base_url=request.base_url.removesuffix("/v1"),  # the SDK's paths start with /v1
             http_client=httpx2.Client(transport=Httpx2Transport(request.transport)),
-            max_retries=int(attempts) - 1,
+            max_retries=retries,
         )
         with client, sdk_sleeps_on(request.clock, anthropic_base_client):
             return _call(client, params, stream)
 
 
+class AsyncAnthropicSdkRuntime(AnthropicSdkRuntime):
+    """The same SDK through its async client (`anthropic.AsyncAnthropic`): its async stream, its
+    async retry loop (`anyio.sleep`, on the harness clock)."""
+
+    name = f"anthropic-sdk-async {anthropic.__version__}"
+    declaration = dataclasses.replace(AnthropicSdkRuntime.declaration, name=name)
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        self._check(provider)
+
+        async def run() -> dict[str, Any]:
+            http = httpx2.AsyncClient(transport=mock_transport(status, headers, chunks))
+            async with anthropic.AsyncAnthropic(api_key="replay", max_retries=0, http_client=http) as client:
+                return await _acall(client, {}, stream)
+
+        return asyncio.run(run())
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        self._check(request.provider)
+        params, stream, retries = _turn_params(request)
+
+        async def run() -> dict[str, Any]:
+            client = anthropic.AsyncAnthropic(
+                api_key=request.keys[0],
+                base_url=request.base_url.removesuffix("/v1"),
+                http_client=httpx2.AsyncClient(transport=Httpx2Transport(request.transport)),
+                max_retries=retries,
+            )
+            async with client:
+                return await _acall(client, params, stream)
+
+        with sdk_sleeps_on(request.clock, anthropic_base_client):
+            return asyncio.run(run())
+
+
 def make() -> AnthropicSdkRuntime:
     return AnthropicSdkRuntime()
+
+
+def make_async() -> AsyncAnthropicSdkRuntime:
+    return AsyncAnthropicSdkRuntime()

@@ -5,12 +5,14 @@ docs/store.md alone (it shares no code with `conformance.store`), behind the `st
 
 Only the canonical message parser is borrowed, since messages are compared in the normalized form.
 An adapter for your own store has the same shape: `store_session(backend, directory, options)`
-returns an object with `apply(op)`, `tree()`, `fsck()` and `close()`, JSON in and JSON out.
+returns an object with `apply(op)`, `tree()`, `fsck()` and `close()`, JSON in and JSON out;
+`apply` may be called from several threads at once (`store_concurrent_writes`).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,10 +40,15 @@ class MemorySession:
         self.roots: list[str] = []
         self.marks: dict[str, dict[str, str]] = {}
         self.counter = 0
+        self.lock = threading.Lock()  # callers on several threads take turns, one operation at a time
 
     # protocol ------------------------------------------------------------------------------------
 
     def apply(self, op: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            return self._apply(op)
+
+    def _apply(self, op: dict[str, Any]) -> dict[str, Any]:
         try:
             handler = getattr(self, f"op_{op.get('op')}", None)
             if handler is None:

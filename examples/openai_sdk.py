@@ -11,11 +11,17 @@
 The SDK has no request encoder of its own, no history repair, no transcript loader: those
 capabilities are absent and their rows are `skipped`.
 
+Its async client (`AsyncOpenAI`, the same readings through the async stream and retry loop) is
+`make_async`.
+
     conformance run --runtime examples.openai_sdk:make --provider openai
+    conformance run --runtime examples.openai_sdk:make_async --provider openai
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -25,7 +31,7 @@ import openai
 import openai._base_client as openai_base_client
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from conformance.adapters import failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
+from conformance.adapters import Reproduction, failed, mock_transport, reraise_replay_mismatch, sdk_sleeps_on
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
@@ -199,30 +205,101 @@ def _message(completion: Any, provider: str) -> dict[str, Any]:
     return out
 
 
-def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
-    """One `chat.completions.create` through the SDK, its documented keyword arguments → the
-    normalized outcome."""
+def _create_params(params: dict[str, Any]) -> dict[str, Any]:
     params = {"model": "x", "messages": [], **params}
     params.pop("stream", None)
-    state = ChatCompletionStreamState()
-    chunks = 0
-    try:
-        if stream:
-            for chunk in client.chat.completions.create(**params, stream=True):
-                state.handle_chunk(chunk)
-                chunks += 1
-            if not chunks:  # the SDK's stream yielded nothing: there is no completion to read
-                return {"message": {"role": "assistant", "content": [], "provider": provider}}
-            return {"message": _message(state.current_completion_snapshot, provider)}
-        return {"message": _message(client.chat.completions.create(**params), provider)}
-    except openai.OpenAIError as exc:
-        partial = _message(state.current_completion_snapshot, provider) if chunks else None
+    return params
+
+
+class _Reading:
+    """What one `chat.completions.create` has given so far: the SDK's stream accumulator, fed chunk
+    by chunk, and how many chunks it had."""
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.state = ChatCompletionStreamState()
+        self.chunks = 0
+
+    def add(self, chunk: Any) -> None:
+        self.state.handle_chunk(chunk)
+        self.chunks += 1
+
+    def streamed(self) -> dict[str, Any]:
+        if not self.chunks:  # the SDK's stream yielded nothing: there is no completion to read
+            return {"message": {"role": "assistant", "content": [], "provider": self.provider}}
+        return {"message": _message(self.state.current_completion_snapshot, self.provider)}
+
+    def failed(self, exc: openai.OpenAIError) -> dict[str, Any]:
+        partial = _message(self.state.current_completion_snapshot, self.provider) if self.chunks else None
         reraise_replay_mismatch(exc)
         return failed(_error(exc), partial)
 
 
+def _call(client: openai.OpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
+    """One `chat.completions.create` through the SDK, its documented keyword arguments → the
+    normalized outcome."""
+    params, reading = _create_params(params), _Reading(provider)
+    try:
+        if stream:
+            for chunk in client.chat.completions.create(**params, stream=True):
+                reading.add(chunk)
+            return reading.streamed()
+        return {"message": _message(client.chat.completions.create(**params), provider)}
+    except openai.OpenAIError as exc:
+        return reading.failed(exc)
+
+
+async def _acall(client: openai.AsyncOpenAI, params: dict[str, Any], stream: bool, provider: str) -> dict[str, Any]:
+    """`_call` through the SDK's async client."""
+    params, reading = _create_params(params), _Reading(provider)
+    try:
+        if stream:
+            async for chunk in await client.chat.completions.create(**params, stream=True):
+                reading.add(chunk)
+            return reading.streamed()
+        return {"message": _message(await client.chat.completions.create(**params), provider)}
+    except openai.OpenAIError as exc:
+        return reading.failed(exc)
+
+
+def _turn_params(request: TurnRequest) -> tuple[dict[str, Any], bool, int]:
+    """The request parameters (the program's own mapping, with the completion-limit parameter the
+    host documents), whether to stream, and the SDK's `max_retries`."""
+    profile = get_profile(request.provider)
+    model = request.conversation.get("model") or profile.default_model
+    params, stream = chat_params(request.conversation, profile.default_model, max_tokens_field(profile, model))
+    attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
+    return params, stream, int(attempts) - 1
+
+
+REPRODUCTION = Reproduction(
+    module=__name__,
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    client = openai.OpenAI(api_key="dummy", base_url=url + PATH, max_retries=0)
+    with client:
+        return _call(client, {}, STREAM, PROVIDER)
+""",
+)
+"""A decode row as a standalone script (`conformance repro`): the SDK's client on the loopback URL."""
+
+ASYNC_REPRODUCTION = Reproduction(
+    module=__name__,
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        async with openai.AsyncOpenAI(api_key="dummy", base_url=url + PATH, max_retries=0) as client:
+            return await _acall(client, {}, STREAM, PROVIDER)
+
+    return asyncio.run(run())
+""",
+)
+"""The same through the SDK's async client."""
+
+
 class OpenAISdkRuntime:
     name = f"openai-sdk {openai.__version__}"
+    reproduction = REPRODUCTION
     declaration = Declaration(
         name=f"openai-sdk {openai.__version__}",
         version=VERSION,
@@ -246,20 +323,58 @@ class OpenAISdkRuntime:
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)
-        profile = get_profile(request.provider)
-        model = request.conversation.get("model") or profile.default_model
-        # the program's own mapping, with the completion-limit parameter the host documents
-        params, stream = chat_params(request.conversation, profile.default_model, max_tokens_field(profile, model))
-        attempts = request.settings.get("policy", {}).get("max_attempts", openai.DEFAULT_MAX_RETRIES + 1)
+        params, stream, retries = _turn_params(request)
         client = openai.OpenAI(
             api_key=request.keys[0],
             base_url=request.base_url,
             http_client=httpx.Client(transport=request.transport),  # type: ignore[arg-type]  # legacy httpx is accepted
-            max_retries=int(attempts) - 1,
+            max_retries=retries,
         )
         with client, sdk_sleeps_on(request.clock, openai_base_client):
             return _call(client, params, stream, request.provider)
 
 
+class AsyncOpenAISdkRuntime(OpenAISdkRuntime):
+    """The same SDK through its async client (`openai.AsyncOpenAI`): its async stream, its async
+    retry loop (`anyio.sleep`, on the harness clock)."""
+
+    name = f"openai-sdk-async {openai.__version__}"
+    reproduction = ASYNC_REPRODUCTION
+    declaration = dataclasses.replace(OpenAISdkRuntime.declaration, name=name)
+
+    def decode(
+        self, provider: str, status: int, headers: dict[str, str], chunks: list[bytes], stream: bool
+    ) -> dict[str, Any]:
+        self._check(provider)
+
+        async def run() -> dict[str, Any]:
+            http = httpx2.AsyncClient(transport=mock_transport(status, headers, chunks))
+            async with openai.AsyncOpenAI(api_key="replay", max_retries=0, http_client=http) as client:
+                return await _acall(client, {}, stream, provider)
+
+        return asyncio.run(run())
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        self._check(request.provider)
+        params, stream, retries = _turn_params(request)
+
+        async def run() -> dict[str, Any]:
+            client = openai.AsyncOpenAI(
+                api_key=request.keys[0],
+                base_url=request.base_url,
+                http_client=httpx.AsyncClient(transport=request.transport),  # type: ignore[arg-type]  # legacy httpx is accepted
+                max_retries=retries,
+            )
+            async with client:
+                return await _acall(client, params, stream, request.provider)
+
+        with sdk_sleeps_on(request.clock, openai_base_client):
+            return asyncio.run(run())
+
+
 def make() -> OpenAISdkRuntime:
     return OpenAISdkRuntime()
+
+
+def make_async() -> AsyncOpenAISdkRuntime:
+    return AsyncOpenAISdkRuntime()

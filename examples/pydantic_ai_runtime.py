@@ -58,6 +58,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from conformance.adapters import (
     Httpx2Transport,
+    Reproduction,
     conversation_parts,
     failed,
     recorded_response,
@@ -436,6 +437,40 @@ async def _run(
         return failed({"kind": "stream_interrupted", "message": exc.message}, partial)
 
 
+def _decode(model: Model, provider: str, stream: bool) -> dict[str, Any]:
+    """A decode row's request through `model` (its answer is the recorded one), read."""
+    # an explicit max_tokens: with its default (the model's maximum output) pydantic-ai streams
+    # an Anthropic request even when asked not to, and could not read a non-streamed answer
+    options = {"stream": stream, "max_tokens": 1024}
+    conversation = {"messages": [{"role": "user", "content": "x"}], "options": options}
+    result: dict[str, Any] = asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+    return result
+
+
+def _encode(model: Model, conversation: dict[str, Any], provider: str) -> None:
+    """The conversation's request through `model`, once (no retry: the request is what is judged)."""
+    asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+
+
+REPRODUCTION = Reproduction(
+    module=__name__,
+    decode="""
+def library_result(url: str) -> dict[str, Any]:
+    return _decode(_model(PROVIDER, url + PATH, "dummy", None), PROVIDER, STREAM)
+""",
+    encode="""
+def library_request(url: str) -> None:
+    _encode(_model(PROVIDER, url + PATH, "dummy", None, CONVERSATION.get("model")), CONVERSATION, PROVIDER)
+""",
+    overrides="""
+def _httpx2(transport: Any) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(timeout=600.0)  # the default transport: the loopback is a real socket
+""",
+)
+"""A decode or encode row as a standalone script (`conformance repro`): the model class on the
+loopback URL, its SDK on its default HTTP client."""
+
+
 EXPOSED = frozenset(
     {
         "message.raw_stop_reason",
@@ -452,6 +487,7 @@ PROVIDERS = dialect_providers("openai_chat", "anthropic", "gemini")
 
 class PydanticAiRuntime:
     name = f"pydantic-ai {pydantic_ai.__version__}"
+    reproduction = REPRODUCTION
     declaration = Declaration(
         name=name, version=pydantic_ai.__version__, providers=PROVIDERS, not_offered=NOT_OFFERED, exposed_fields=EXPOSED
     )
@@ -465,7 +501,7 @@ class PydanticAiRuntime:
 
         profile = get_profile(provider)
         model = _model(provider, profile.base_url, "encode", httpx.MockTransport(capture), conversation.get("model"))
-        asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+        _encode(model, conversation, provider)
         if not sent:
             raise InputError("pydantic-ai sent no request", where="encode")
         return sent[0]
@@ -478,12 +514,7 @@ class PydanticAiRuntime:
             return recorded_response(status, headers, chunks, request)
 
         profile = get_profile(provider)
-        model = _model(provider, profile.base_url, "replay", httpx.MockTransport(answer))
-        # an explicit max_tokens: with its default (the model's maximum output) pydantic-ai streams
-        # an Anthropic request even when asked not to, and could not read a non-streamed answer
-        options = {"stream": stream, "max_tokens": 1024}
-        conversation = {"messages": [{"role": "user", "content": "x"}], "options": options}
-        return asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+        return _decode(_model(provider, profile.base_url, "replay", httpx.MockTransport(answer)), provider, stream)
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         model = _model(
@@ -509,6 +540,7 @@ class PydanticAiDecoder:
     the harness would otherwise match against the cassette first)."""
 
     name = f"pydantic-ai {pydantic_ai.__version__} (decode only)"
+    reproduction = REPRODUCTION
     declaration = Declaration(
         name=name, version=pydantic_ai.__version__, providers=PROVIDERS, not_offered=NOT_OFFERED, exposed_fields=EXPOSED
     )

@@ -54,12 +54,17 @@ class Run:
     """Run in a process of its own: a library whose readings depend on what else the process has
     imported (litellm's token counter picks its tokenizer by what is importable and loaded) counts
     the same alone as beside the other adapters."""
+    variant_of: str | None = None
+    """The label of the same library through another client (its sync one): a red row both have
+    keeps that label's reading and tracker note."""
 
 
 RUNS: dict[str, Run] = {
     "reference": Run(None, ("OpenAI-chat", "anthropic", "gemini")),
     "openai-sdk": Run("examples.openai_sdk:make", ("OpenAI-chat",)),
     "anthropic-sdk": Run("examples.anthropic_sdk:make", ("anthropic",)),
+    "openai-sdk (async)": Run("examples.openai_sdk:make_async", ("OpenAI-chat",), variant_of="openai-sdk"),
+    "anthropic-sdk (async)": Run("examples.anthropic_sdk:make_async", ("anthropic",), variant_of="anthropic-sdk"),
     "pydantic-ai": Run("examples.pydantic_ai_runtime:make", ("OpenAI-chat", "anthropic", "gemini")),
     "pydantic-ai (decode only)": Run(
         "examples.pydantic_ai_runtime:make_decoder", ("OpenAI-chat", "anthropic", "gemini")
@@ -216,8 +221,22 @@ def documented_classes() -> dict[Red, Documented]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         label, scenario, verdict, providers, cls, wire, rule = cells[:FIXED]
         reading, tracker = " | ".join(cells[FIXED:-1]), cells[-1] if len(cells) > FIXED else ""
-        out[(label, scenario.strip("`"), verdict)] = Documented(providers, cls, wire, rule, reading, tracker)
+        scenario = scenario.split("`")[1] if scenario.count("`") >= 2 else scenario  # past its repro links
+        out[(label, scenario, verdict)] = Documented(providers, cls, wire, rule, reading, tracker)
     return out
+
+
+REPRO = ROOT / "docs" / "repro"
+"""The standalone script of each defect row (`conformance repro … --out docs/repro`)."""
+
+
+def repro_links(label: str, scenario: str, ev: Evidence) -> str:
+    """Links to the scripts of a row's defect providers (docs/repro/<library>-<scenario>-<provider>.py)."""
+    library = label.replace(" (decode only)", "-decode-only").replace(" (async)", "-async")
+    defects = [p for p in ev.providers if ev.classes[p] == "defect"]
+    found = [p for p in defects if (REPRO / f"{library}-{scenario}-{p}.py").is_file()]
+    named = len(defects) > 1
+    return "".join(f" [repro{': ' + p if named else ''}](repro/{library}-{scenario}-{p}.py)" for p in found)
 
 
 def render_classes(fresh: dict[Red, Evidence], known: dict[Red, Documented]) -> str:
@@ -226,11 +245,14 @@ def render_classes(fresh: dict[Red, Evidence], known: dict[Red, Documented]) -> 
     by_row = {(k[0], k[1]): v for k, v in known.items()}
     body = []
     for key, ev in fresh.items():
-        doc = known.get(key) or by_row.get((key[0], key[1]))
+        run = RUNS.get(key[0])
+        sibling = (run.variant_of, key[1], key[2]) if run is not None and run.variant_of else None
+        doc = known.get(key) or by_row.get((key[0], key[1])) or (known.get(sibling) if sibling else None)
         reading, tracker = (doc.reading, doc.tracker) if doc else (UNREAD, "")
         label, scenario, verdict = key
         body.append(
-            f"| {label} | `{scenario}` | {verdict} | {', '.join(ev.providers)} | {ev.cls} | {ev.wire} | {ev.rule} "
+            f"| {label} | `{scenario}`{repro_links(label, scenario, ev)} | {verdict} | {', '.join(ev.providers)} "
+            f"| {ev.cls} | {ev.wire} | {ev.rule} "
             f"| {reading} | {tracker or '—'} |"
         )
     return "\n".join([HEAD, "|---|---|---|---|---|---|---|---|---|", *body])

@@ -25,6 +25,17 @@ settings.register_profile("deep", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once per test process (tests/packaging/wheel.py)."""
+    from tests.packaging.wheel import build_wheel  # here: scripts/check_selection.py imports this file alone
+
+    try:
+        return build_wheel(tmp_path_factory.mktemp("wheel"))
+    except RuntimeError as error:
+        pytest.fail(str(error))
+
+
 @pytest.fixture(autouse=True)
 def _not_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts as on a developer's machine: `CI` (which turns `--strict` on by default) is
@@ -109,18 +120,19 @@ FULL: dict[str, str] = {
     "tests/harness/test_lint_credentials.py::test_the_bundled_cassettes_and_the_corpus_hold_no_credential[corpus]": (
         "the credential-shape scan of the 929 shipped recordings"
     ),
-    # the generated workflows replayed on the project as scaffolded (each run the whole bundled
-    # matrix); stay: each replay on the project's own rows ([own]), and the clean pull request's
-    **{
-        f"tests/cli/test_workflow_replay.py::{name}[layered]": "a workflow replayed over the whole bundled matrix"
-        for name in (
-            "test_a_regression_fails_the_gate_with_an_annotation_on_the_scenario_file",
-            "test_a_result_already_failing_on_the_base_is_reported_not_fatal",
-            "test_a_first_pull_request_without_a_base_passes_with_a_notice",
-            "test_the_publish_build_writes_the_site",
-            "test_the_fanout_merge_publishes_and_gates_every_run",
-        )
-    },
+    # the generated workflows replayed step by step, the package installed from its wheel in a venv of
+    # its own (about 15 s a test); stay: tests/cli/test_init.py's workflow tests (structure, actionlint,
+    # pinned actions and permissions), tests/cli/test_init_joins.py (the library's pytest after init, a
+    # bare run), tests/report/test_gate.py and test_ci_outputs.py (the gate, JUnit XML, the summary)
+    "tests/cli/test_workflow_replay.py::": "each generated workflow's run: steps replayed from the wheel",
+    # the standalone scripts of pydantic-ai's and litellm's defect rows, each written and run three
+    # times in processes of their own; stay: the openai-SDK row's script, tests/cli/test_repro.py
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[pydantic-ai-": (
+        "pydantic-ai's defect rows as standalone scripts"
+    ),
+    "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[litellm-": (
+        "litellm's defect rows as standalone scripts"
+    ),
     # stays: the same recording of the first rows of every provider ([sample])
     "tests/emulator/test_emulator.py::test_record_every_provider_through_the_emulator_without_leaking_keys[every-row]": (
         "every bundled decode row of every provider recorded through the emulator"

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("strategies",),
     ("harness",),
     ("emulator",),
-    ("commands", "pytest_plugin", "pytest_workers", "cli"),
+    ("commands", "pytest_plugin", "pytest_workers", "cli", "__main__"),
 )
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 

@@ -22,6 +22,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "DecodeOnly",
         "Httpx2Transport",
         "ReplayMismatch",
+        "Reproduction",
         "Served",
         "arguments_json",
         "conversation_parts",

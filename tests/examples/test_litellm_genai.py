@@ -69,6 +69,37 @@ def test_litellm_reads_a_stream_in_the_row_s_pieces_as_the_whole_body() -> None:
     assert split == whole
 
 
+def test_litellm_s_kept_apart_fields_are_read_in_the_answer_s_order() -> None:
+    """Anthropic's own tools' blocks, which litellm keeps in `provider_specific_fields`, come back
+    where the answer had them: the search after the text of a paused turn (the call's block index),
+    before a cited answer, whose joined text splits again at the citations' own text."""
+    from examples.litellm_runtime import make
+
+    runtime = make()
+
+    def read(name: str) -> dict[str, Any]:
+        status, headers, body, stream = _recorded("anthropic", name)
+        answer: dict[str, Any] = runtime.decode("anthropic", status, headers, [body], stream)["message"]
+        return answer
+
+    paused = read("stop_pause_turn")
+    assert [b.get("name", b["type"]) for b in paused["content"]] == [
+        "text",
+        "server_tool_use",
+        "web_search_tool_result",
+    ]
+    assert paused["stop_reason"] == "stop"  # litellm's finish reason says `length`; the raw `pause_turn` is kept
+    assert paused["content"][1]["data"]["input"] == {"query": "Norway electric car share of new sales 2026"}
+    cited = read("server_tool_web_search")
+    assert [b.get("name", b.get("text")) for b in cited["content"]] == [
+        "server_tool_use",
+        "web_search_tool_result",
+        "Ruby 3.4.0 was released on ",
+        "December 25, 2024",
+        ".",
+    ]
+
+
 def test_an_unsupported_library_release_ends_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.metadata.version
     monkeypatch.setattr(importlib.metadata, "version", lambda d: "1.50.0" if d == "litellm" else real(d))

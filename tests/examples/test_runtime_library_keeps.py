@@ -65,7 +65,7 @@ def _counts() -> ModuleType:
 
 
 COUNTS = _counts()
-NOT_CHECKED = {"litellm": "its findings over its 115 failing real calls are not read and listed yet"}
+NOT_CHECKED: dict[str, str] = {}
 """Adapters whose rows this check does not read yet, with why (their red rows are read in docs/runtimes.md)."""
 LABELS = [label for label, run in COUNTS.RUNS.items() if run.spec is not None and label not in NOT_CHECKED]
 

@@ -173,3 +173,44 @@ def test_a_hint_beyond_two_minutes_openai_gives_up_anthropic_waits() -> None:
     outcome, clock, _ = _turn_on(anthropic_sdk.make(), "anthropic", _hinted("anthropic", {"retry-after": "600"}))
     assert clock.sleeps == [600.0]
     assert "message" in outcome
+
+
+PARITY_ROWS = {
+    "text_basic",
+    "tool_call_stream",
+    "parallel_tool_calls_stream",
+    "stream_truncated",
+    "stream_ended_cleanly",
+    "stream_error_midstream",
+    "error_overloaded",
+    "retry_429_retry_after",
+    "retry_overloaded_backoff",
+    "retry_connection_reset",
+}
+"""Decode and turn rows, streamed and not, answers and errors: where the async client's own code
+(its async stream, its async retry loop on `anyio.sleep`) could read otherwise than the sync one's."""
+
+
+@pytest.mark.parametrize(
+    ("sync", "async_", "provider"),
+    [(openai_sdk.make, openai_sdk.make_async, "openai"), (anthropic_sdk.make, anthropic_sdk.make_async, "anthropic")],
+    ids=["openai", "anthropic"],
+)
+def test_the_async_client_runs_its_rows_and_reads_them_as_the_sync_one(
+    sync: Any, async_: Any, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = async_()
+    assert capabilities_of(runtime) == {"decode", "turn"}
+    assert runtime.name.startswith(f"{provider}-sdk-async ")
+    plain = rows(sync(), PARITY_ROWS, [provider])
+    module = openai_sdk if provider == "openai" else anthropic_sdk
+
+    def sync_call(*args: Any) -> Any:
+        raise AssertionError("the async runtime went through the sync client")
+
+    monkeypatch.setattr(module, "_call", sync_call)
+    awaited = rows(runtime, PARITY_ROWS, [provider])
+    assert set(awaited) == set(plain) and len(plain) >= 6
+    judged = {key: (r.verdict, r.actual) for key, r in awaited.items()}
+    assert judged == {key: (r.verdict, r.actual) for key, r in plain.items()}
+    assert {r.verdict for r in awaited.values()} >= {"pass"}

@@ -10,6 +10,17 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
   reads, its state (inside a tag, a partial tag held back) carried from one response to the next;
 - `FirstUsage` (seed 001): the token count starts from the first assistant usage, not the latest;
 - `ImagesCostNothing` (seed 001): the estimate after the usage baseline leaves images out;
+- `TriggerIgnoresImages` (seed 000, 5.1): auto-compaction's trigger counts the history after the
+  usage baseline by its text, images left out (the `count` answer is the reference's);
+- `DropsOrphansSilently` (seed 000, 3.2): an orphaned tool result is dropped, its drop recorded as
+  an action, but no warning is given;
+- `SkipsDamageSilently` (seed 000, 4.2): a transcript's malformed lines are skipped without a warning;
+- `ExactCountsTextOnly` (seed 000, 5.1): the exact count is the tokenizer's count of the message
+  texts, the chat format's tokens around each message and before the reply left out;
+- `UnlockedStore` (seed 000, 4.1): the store's writers take no lock, neither the session's queue nor
+  the data directory's file locks, so two writers read the registry of conversations, each adds its
+  own and writes it back, and one overwrites the other (its read held a while, as on a busy disk, so
+  the race is lost every time);
 - `RateLimitsUncapped`: every 429 is waited out and sent again, past `max_attempts`;
 - `AuthIsFinal`: a 401 ends the turn, a second key left unused;
 - `NoFallback` (seed 002): the fallback providers a turn is given are never used;
@@ -18,9 +29,11 @@ one realistic bug each, planted by swapping one of the loop's parts for the leng
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
+import time
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,14 +43,16 @@ from unittest import mock
 from conformance.capabilities import ProviderProfile
 from conformance.codecs.openai_chat import content
 from conformance.codecs.openai_chat.think_tags import ThinkTagSplitter
-from conformance.model import AssistantMessage, ImageBlock, Message, ProviderError
+from conformance.model import AssistantMessage, ImageBlock, Message, ProviderError, TextBlock
 from conformance.runtime import compress, retry, turn
 from conformance.runtime.budget import estimate_input_tokens
 from conformance.runtime.context import api as context_api
+from conformance.runtime.context import compact as context_compact
 from conformance.runtime.context import tokens
 from conformance.runtime.context.tokens import TokenCount
 from conformance.runtime.protocol import TurnRequest
 from conformance.runtime.reference import ReferenceRuntime
+from conformance.store.files import FileBackend
 from tests.harness.policy_mutants import NoToolTypeRetry
 
 
@@ -156,6 +171,88 @@ class ImagesCostNothing(ReferenceRuntime):
             return super().context(request, transport)
 
 
+def _count_text_only(messages: Sequence[Message], tools: Sequence[Any] = ()) -> TokenCount:
+    with _patched(tokens, "_estimate_messages", _text_only):
+        return tokens.count_tokens(messages, tools)
+
+
+class TriggerIgnoresImages(ReferenceRuntime):
+    """Decides whether to compact before a turn from a count that leaves images out."""
+
+    name = "mutant-trigger-ignores-images"
+
+    def turn(self, request: TurnRequest) -> dict[str, Any]:
+        with _patched(context_compact, "count_tokens", _count_text_only):
+            return super().turn(request)
+
+
+class DropsOrphansSilently(ReferenceRuntime):
+    """Drops an orphaned tool result without warning the user (the action is still listed)."""
+
+    name = "mutant-drops-orphans-silently"
+
+    def repair(
+        self, messages: list[dict[str, Any]], provider: str, model: str | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        out = super().repair(messages, provider, model, options)
+        out["warnings"] = [w for w in out["warnings"] if not str(w).startswith("drop_orphan_tool_result")]
+        return out
+
+
+class SkipsDamageSilently(ReferenceRuntime):
+    """Skips a transcript's malformed lines without a warning."""
+
+    name = "mutant-skips-damage-silently"
+
+    def load_transcript(self, path: str) -> dict[str, Any]:
+        return {**super().load_transcript(path), "warnings": []}
+
+
+def _exact_text_only(messages: Sequence[Message], profile: ProviderProfile, model: str | None) -> int | None:
+    encoding = tokens.encoding_for(profile, model)
+    if encoding is None:
+        return None
+    texts = [b.text for m in messages for b in m.content if isinstance(b, TextBlock)]
+    return sum(len(encoding.encode(text, disallowed_special=())) for text in texts)
+
+
+class ExactCountsTextOnly(ReferenceRuntime):
+    """Counts `exact` tokens as the tokenizer's count of the texts alone."""
+
+    name = "mutant-exact-counts-text-only"
+
+    def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+        with _patched(context_api, "exact_tokens", _exact_text_only):
+            return super().context(request, transport)
+
+
+@contextlib.contextmanager
+def _no_lock(path: Any) -> Iterator[None]:
+    yield
+
+
+class UnlockedStore(ReferenceRuntime):
+    """Writes to the store without any lock: concurrent writers overwrite each other's registry."""
+
+    name = "mutant-unlocked-store"
+
+    def store_session(self, backend: str, directory: str, options: dict[str, Any] | None = None) -> Any:
+        session = super().store_session(backend, directory, options)
+        session.lock = contextlib.nullcontext()
+        files = session.store.backend
+        if isinstance(files, FileBackend):
+            entries = files._registry_entries
+
+            def slow_read() -> list[dict[str, Any]]:
+                out = entries()
+                time.sleep(0.05)
+                return out
+
+            files._lock = _no_lock  # type: ignore[method-assign]
+            files._registry_entries = slow_read  # type: ignore[method-assign]
+        return session
+
+
 def _deciding(rule: Callable[..., retry.Decision | None]) -> Any:
     """The reference's retry decision, with `rule` answering first where it returns a decision."""
     decide = retry.decide
@@ -242,6 +339,8 @@ class SeedLetterTrim(ReferenceRuntime):
 
 
 __all__ = [
+    "DropsOrphansSilently",
+    "ExactCountsTextOnly",
     "FirstUsage",
     "ImagesCostNothing",
     "NoProxyMode",
@@ -250,6 +349,9 @@ __all__ = [
     "SeedLetterCompression",
     "SeedLetterTrim",
     "SharedThinkSplitter",
+    "SkipsDamageSilently",
+    "TriggerIgnoresImages",
+    "UnlockedStore",
 ]
 
 

@@ -28,6 +28,19 @@ RED_ROWS: dict[type, set[str]] = {
     # seed 001: the count starts at the latest usage, and an image added after it costs tokens
     seed_mutants.FirstUsage: {"token_count_latest_usage", "token_count_image_after_baseline"},
     seed_mutants.ImagesCostNothing: {"token_count_image_after_baseline"},
+    # seed 000, 5.1: that image counts towards auto-compaction's threshold too
+    seed_mutants.TriggerIgnoresImages: {"auto_compact_image_after_baseline"},
+    # seed 000, 5.1: an exact count is the provider's own
+    seed_mutants.ExactCountsTextOnly: {"token_count_exact"},
+    # seed 000, 3.2 and 4.2: content lost in a repair or a transcript's load is reported
+    seed_mutants.DropsOrphansSilently: {"repair_orphan_tool_result"},
+    seed_mutants.SkipsDamageSilently: {
+        "transcript_truncated_tail",
+        "transcript_glued_fragment",
+        "transcript_lone_surrogate",
+    },
+    # seed 000, 4.1: concurrent writers through one store session lose and mix nothing
+    seed_mutants.UnlockedStore: {"store_concurrent_writes"},
     # seed 002: rate limits propagated within the attempt cap; a refused key falls back to the next
     seed_mutants.RateLimitsUncapped: {"retry_429_every_attempt"},
     seed_mutants.AuthIsFinal: {"retry_401_rotation"},
@@ -113,3 +126,19 @@ def test_a_runtime_written_to_the_seeds_letter_passes_the_compression_rows() -> 
     reference, letter = verdicts.values()
     assert reference == letter
     assert {v for (s, _), v in letter.items() if s == "retry_compress_json"} == {"pass"}
+
+
+def test_a_runtime_without_a_tokenizer_is_not_judged_on_the_exact_count() -> None:
+    """Seed 000, 5.1 makes an exact count depend on the provider's tokenizer: a runtime that has none
+    answers `exact: null` and reads `unsupported`, not `fail`."""
+
+    class NoTokenizer(ReferenceRuntime):
+        name = "no-tokenizer"
+
+        def context(self, request: dict[str, Any], transport: Any = None) -> dict[str, Any]:
+            return {**super().context(request, transport), "exact": None}
+
+    row = [s for s in load_scenarios(ROOT / "scenarios") if s.id == "token_count_exact"]
+    ctx = HarnessContext(root=ROOT, runtime=NoTokenizer(), runtime_name="no-tokenizer")
+    got = {r.provider: r.verdict for r in run_all(row, default_columns(), ctx)}
+    assert got == {"openai": "unsupported", "azure": "unsupported"}

@@ -48,6 +48,7 @@ def test_every_store_row_is_green_for_both_backends(reference: dict[str, set[str
         "store_errors",
         "store_coalesce",
         "store_corruption",
+        "store_concurrent_writes",
     }
     assert all(verdicts == {"pass"} for verdicts in reference.values()), reference
 

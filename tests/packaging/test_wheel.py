@@ -14,21 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if build.returncode != 0:
-        pytest.fail(f"building the wheel failed: {build.stderr[-2000:]}")
-    (found,) = out.glob("llm_conformance-*.whl")
-    return found
+pytestmark = pytest.mark.xdist_group("wheel")  # under --dist loadgroup, with the workflow replays: one build
 
 
 def test_the_wheel_holds_the_real_corpus(wheel: Path) -> None:

@@ -26,6 +26,8 @@
 - `failed(error, partial)` — the outcome of a response that failed after `partial` arrived;
 - `conversation_parts(conversation)`, `text_of(content)`, `arguments_json(block)` — reading a
   CONVERSATION.json as plain call arguments;
+- `Reproduction(module, decode=…, encode=…)` — what a runtime offers `conformance repro`: its
+  library call as source a standalone script runs with the library alone;
 - `DecodeOnly(runtime)` — the decode-only pattern: a view of a runtime offering `decode` alone, so
   its reading of responses is judged with the recorded request standing in for its own.
 
@@ -41,6 +43,7 @@ from conformance.adapters._body import recorded_response
 from conformance.adapters._conversation import arguments_json, conversation_parts, failed, text_of
 from conformance.adapters._decode_only import DecodeOnly
 from conformance.adapters._replay import ReplayMismatch, reraise_replay_mismatch
+from conformance.adapters._repro import Reproduction
 from conformance.adapters._serve import ChunkStream, Served, httpx_transport, serve_response
 from conformance.adapters._sleep import sdk_sleeps_on
 
@@ -64,6 +67,7 @@ __all__ = [
     "DecodeOnly",
     "Httpx2Transport",
     "ReplayMismatch",
+    "Reproduction",
     "Served",
     "arguments_json",
     "conversation_parts",

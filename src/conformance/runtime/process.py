@@ -371,6 +371,7 @@ class StoreHandle:
 
     def __init__(self, runtime: ProcessRuntime, backend: str, directory: str, options: dict[str, Any] | None) -> None:
         self._pool = runtime.pool
+        self._turns = threading.Lock()  # one call at a time on the program's pipe, from any thread
         self._ctx = self._pool.child()
         self._child: Program = self._ctx.__enter__()  # the session lives in one process until closed
         try:
@@ -381,7 +382,8 @@ class StoreHandle:
         self.handle = opened.get("handle") if isinstance(opened, dict) else None
 
     def _call(self, params: dict[str, Any]) -> Any:
-        return self._child.call("store", params)
+        with self._turns:
+            return self._child.call("store", params)
 
     def apply(self, op: dict[str, Any]) -> Any:
         return self._call({"op": "apply", "handle": self.handle, "operation": op})

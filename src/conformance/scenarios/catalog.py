@@ -102,6 +102,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("store_errors", "store", "Missing and malformed ids fail loudly and change nothing"),
     Feature("store_coalesce", "store", "Only text-only user/assistant messages coalesced; results correlated"),
     Feature("store_corruption", "store", "Planted corruption read loudly and reported by fsck"),
+    Feature("store_concurrent_writes", "store", "Concurrent writers on one store lose and mix no record"),
 )
 
 FEATURE_IDS: frozenset[str] = frozenset(f.id for f in FEATURES)

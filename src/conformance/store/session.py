@@ -14,7 +14,9 @@ applies a scenario's operations one by one and compares the results and the fina
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,9 @@ class StoreSession:
         if opts:
             raise BadArgumentError(f"unknown store options {sorted(opts)}", where="options")
         ticks = count()
+        self.lock: AbstractContextManager[Any] = threading.Lock()
+        """Held for each operation: the session's callers, on any thread, take turns (seed 000, 4.1:
+        "Async lock queue + atomic writes"); another process is kept out by the backend's own locks."""
         self.backend = backend
         self.directory = Path(directory)
         self.store: Store = open_store(
@@ -48,30 +53,35 @@ class StoreSession:
         )
 
     def apply(self, op: dict[str, Any]) -> dict[str, Any]:
-        """One operation; a typed failure is data: `{"error": {"kind", "where", "message"}}`."""
-        try:
-            name = op.get("op") if isinstance(op, dict) else None
-            handler = _OPS.get(str(name))
-            if handler is None:
-                raise BadArgumentError(f"unknown operation {name!r}; known: {', '.join(sorted(_OPS))}", where="op")
-            return handler(self.store, op)
-        except StoreError as exc:
-            return {"error": exc.to_json()}
+        """One operation; a typed failure is data: `{"error": {"kind", "where", "message"}}`. Callers on
+        several threads take turns (the lock is the queue), each operation whole."""
+        with self.lock:
+            try:
+                name = op.get("op") if isinstance(op, dict) else None
+                handler = _OPS.get(str(name))
+                if handler is None:
+                    raise BadArgumentError(f"unknown operation {name!r}; known: {', '.join(sorted(_OPS))}", where="op")
+                return handler(self.store, op)
+            except StoreError as exc:
+                return {"error": exc.to_json()}
 
     def tree(self) -> dict[str, Any]:
-        return tree_json(self.store)
+        with self.lock:
+            return tree_json(self.store)
 
     def fsck(self) -> list[dict[str, str]]:
-        backend = self.store.backend
-        if isinstance(backend, SqliteBackend):
-            report = fsck_sqlite(backend.path)  # a read-only connection sees every committed operation
-        else:
-            backend.close()  # writes the structure cache, which fsck also checks
-            report = fsck_dir(self.directory)
-        return [v.to_json() for v in report.violations]
+        with self.lock:
+            backend = self.store.backend
+            if isinstance(backend, SqliteBackend):
+                report = fsck_sqlite(backend.path)  # a read-only connection sees every committed operation
+            else:
+                backend.close()  # writes the structure cache, which fsck also checks
+                report = fsck_dir(self.directory)
+            return [v.to_json() for v in report.violations]
 
     def close(self) -> None:
-        self.store.close()
+        with self.lock:
+            self.store.close()
 
 
 def _need(op: dict[str, Any], key: str) -> Any:

@@ -71,7 +71,8 @@ class SqliteBackend:
         self.path = Path(path)
         self.where = str(self.path)
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None)
+            # used by whichever thread the session's lock lets in, one at a time
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute(f"PRAGMA synchronous = {synchronous}")

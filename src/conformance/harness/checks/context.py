@@ -5,7 +5,11 @@ The scenario's `input.op` names the operation:
 
 - ``count``: `input` is a conversation; `expected: {count: {tokens, source, baseline, estimated}}`,
   the history's tokens from the last reported usage plus an estimate of what came after it (a
-  field given as `<field>_at_least: N` is bounded from below instead of compared);
+  field given as `<field>_at_least: N` is bounded from below instead of compared); or `expected:
+  {exact: N}`, the exact count asked for (`exact: true`): N is the provider's own count of that
+  prompt (`usage.prompt_tokens` of a real recording). A runtime that has no tokenizer for the
+  model answers `exact: null`, and the row is `unsupported` for it: an exact count is offered
+  where the provider's tokenizer is at hand (seed 000, 5.1), an estimate is no wrong answer;
 - ``trim``: `input` is a conversation plus `settings`; the runtime answers the trimmed history
   and the wire body it sends for the provider. `expected: {messages, body}` — `messages` shared,
   `body` per provider in `overrides` (compared where given); or `expected: {bound: {...}}`, what
@@ -126,6 +130,8 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
     if op == "trim":
         return _check_trim(scenario, provider, ctx, expected, spec)
     if op == "count":
+        if "exact" in expected:  # the exact count, against the provider's own
+            return _check_exact(scenario, provider, ctx, expected)
         # only `count` is judged: the exact tokenizer count is not asked for
         count = {"op": "count", "provider": provider, "conversation": scenario.conversation(provider), "exact": False}
         answer = runtime.context(count)
@@ -175,6 +181,16 @@ def check_context(scenario: Scenario, provider: str, ctx: HarnessContext) -> Sce
         if failure is not None:
             return failure
         return judge(scenario, provider, expected, actual, ctx=ctx, ignore=CONTEXT_IGNORE, cassette=rel)
+
+
+def _check_exact(scenario: Scenario, provider: str, ctx: HarnessContext, expected: dict[str, Any]) -> ScenarioResult:
+    runtime: Any = ctx.runtime
+    count = {"op": "count", "provider": provider, "conversation": scenario.conversation(provider), "exact": True}
+    exact = runtime.context(count).get("exact")
+    if exact is None:
+        reason = f"runtime {ctx.runtime_name} gives no exact count for this model (no tokenizer at hand)"
+        return result(scenario, provider, "unsupported", reason)
+    return judge(scenario, provider, {"exact": expected["exact"]}, {"exact": exact}, ctx=ctx, ignore=CONTEXT_IGNORE)
 
 
 def _floored(expected: dict[str, Any], count: Any) -> dict[str, Any]:

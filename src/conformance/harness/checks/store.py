@@ -30,6 +30,21 @@ harness steps that the runtime never sees::
 `{name}` in `file` is the id bound to that name; in `json`/`merge` a string equal to a bound name
 becomes its id. `expected.fsck` then lists the violations `fsck()` must report (kind and where,
 in any order; the detail is prose). A runtime whose store has no `files` backend is `skipped`.
+
+Concurrent writers (seed 000, 4.1: "Multiple processes reading the same session store
+simultaneously … Mitigation: Async lock queue + atomic writes") are one harness step::
+
+      - op: concurrently
+        writers:
+        - [{op: create_root, as: r1, system: One.}, {op: append, as: u1, parent: r1, message: {...}}]
+        - [{op: append, as: v1, parent: u0, message: {...}}, ...]
+        expect: {roots: [r0, r1, r2], children: {u0: [v1, w1]}}
+
+Each writer's operations run in order in a thread of its own, every thread on the one store
+session, all started together; every operation must succeed (a write that fails under contention
+is a lost write), its `as` binds as usual. `expect` is compared as sets, since the writers' order
+is not the store's to keep: `roots` every conversation `tree()` lists, `children` a node's children.
+Later steps (`path` …) and `fsck` judge that no record was lost, torn or mixed with another's.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +74,8 @@ REF_KEYS = frozenset({"node", "parent", "root"})
 STORE_IGNORE = ("steps[*].error.message", "fsck[*].detail")
 LAYOUT = "files"
 TAMPER_KEYS = frozenset({"json", "merge", "text"})
+CONCURRENT_WAIT_S = 60.0
+"""How long the harness waits for concurrent writers to finish."""
 
 
 def check_store(scenario: Scenario, provider: str, ctx: HarnessContext) -> ScenarioResult:
@@ -112,6 +130,14 @@ def _run_one(scenario: Scenario, ctx: HarnessContext, backend: str, directory: P
         for i, step in enumerate(scenario.spec.input["script"]):
             if step["op"] == "tamper":
                 _tamper(scenario, directory, names, step, i)
+                continue
+            if step["op"] == "concurrently":
+                failure, seen = _concurrently(scenario, session, names, step, i)
+                if failure is not None:
+                    return result(scenario, provider, "fail", failure)
+                if "expect" in step:
+                    steps_expected.append(_as_sets(step["expect"]))
+                    steps_actual.append(seen)
                 continue
             op = {k: names.ref(v) if k in REF_KEYS else v for k, v in step.items() if k not in ("as", "expect")}
             before = _snapshot(session)
@@ -177,6 +203,85 @@ def _tamper(scenario: Scenario, directory: Path, names: _Names, step: dict[str, 
             raise ScenarioError("tamper `merge` must be a mapping", where=where)
         value = {**json.loads(target.read_text(encoding="utf-8")), **value}
     target.write_text(json.dumps(value), encoding="utf-8")
+
+
+def _writers(scenario: Scenario, step: dict[str, Any], i: int) -> list[list[dict[str, Any]]]:
+    where = f"{scenario.path}: input.script[{i}]"
+    writers = step.get("writers")
+    if not isinstance(writers, list) or len(writers) < 2:
+        raise ScenarioError("a concurrently step needs `writers`: two lists of operations or more", where=where)
+    for k, ops in enumerate(writers):
+        if not isinstance(ops, list) or not all(isinstance(o, dict) and "op" in o for o in ops):
+            raise ScenarioError(f"writers[{k}] must be a list of operations with `op`", where=where)
+        for op in ops:
+            if op["op"] in ("tamper", "concurrently") or "expect" in op:
+                raise ScenarioError(f"writers[{k}]: {op['op']} with no `expect` is what a writer may do", where=where)
+    expect = step.get("expect", {})
+    if not isinstance(expect, dict) or not set(expect) <= {"roots", "children"}:
+        raise ScenarioError("a concurrently step's `expect` holds `roots` and `children`", where=where)
+    return writers
+
+
+def _concurrently(
+    scenario: Scenario, session: Any, names: _Names, step: dict[str, Any], i: int
+) -> tuple[str | None, Any]:
+    """Run the step's writers at once on `session`: a failure's reason, or what `expect` asks about."""
+    writers = _writers(scenario, step, i)
+    start = threading.Barrier(len(writers))
+    failures: list[str] = []
+
+    def write(k: int) -> None:
+        try:
+            start.wait()
+            for op in writers[k]:
+                sent = {key: names.ref(v) if key in REF_KEYS else v for key, v in op.items() if key != "as"}
+                res = session.apply(sent)
+                if not isinstance(res, dict) or "error" in res:
+                    got = names.label(res.get("error")) if isinstance(res, dict) else type(res).__name__
+                    failures.append(f"writer {k + 1}: {op['op']} failed under concurrent writes: {got}")
+                    return
+                if "as" in op:
+                    names.bind(str(op["as"]), res.get("id"))
+        except Exception as exc:  # the store raised: as a failed write, with its type
+            failures.append(f"writer {k + 1}: {type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=write, args=(k,), daemon=True) for k in range(len(writers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(CONCURRENT_WAIT_S)
+    if any(thread.is_alive() for thread in threads):
+        return f"step {i} (concurrently): a writer did not finish within {CONCURRENT_WAIT_S:g} s", None
+    if failures:
+        return f"step {i} (concurrently): " + "; ".join(sorted(failures)), None
+    seen: dict[str, Any] = {}
+    expect = step.get("expect", {})
+    if "roots" in expect:
+        seen["roots"] = _listed(names, session.tree(), "roots")
+    if "children" in expect:
+        seen["children"] = {
+            name: _listed(names, session.apply({"op": "children", "node": names.ref(name)}), "children")
+            for name in dict(expect["children"])
+        }
+    return None, seen
+
+
+def _listed(names: _Names, res: Any, key: str) -> Any:
+    """The names of the ids a listing answered, sorted; what came instead of a listing, as it came."""
+    value = res.get(key) if isinstance(res, dict) else None
+    if not isinstance(value, list):
+        return names.label(res)
+    return sorted(str(v) for v in names.label(value))
+
+
+def _as_sets(expect: Any) -> Any:
+    """A concurrently step's `expect`, each list sorted (compared as a set)."""
+    out: dict[str, Any] = {}
+    if "roots" in expect:
+        out["roots"] = sorted(map(str, expect["roots"]))
+    if "children" in expect:
+        out["children"] = {str(k): sorted(map(str, v)) for k, v in dict(expect["children"]).items()}
+    return out
 
 
 def _expected_fsck(scenario: Scenario) -> list[Any]:

@@ -2,7 +2,9 @@
 
 - `repair`: the scenario's input messages are repaired for the provider; the repaired messages and
   the actions (rule + message index) are compared with the expected form, and the repaired
-  transcript, encoded for the provider, must pass that provider's request validator.
+  transcript, encoded for the provider, must pass that provider's request validator. A row whose
+  repair loses content the user must be told about says `warned: true`: the runtime's answer must
+  carry at least one warning (their wording and number are the runtime's).
 - `transcript`: a JSONL transcript (inline `jsonl` text or a `file` beside the scenario) is loaded;
   the recovered messages and the line numbers that drew a warning are compared, then the transcript
   is repaired and encoded for the provider and must pass its validator.
@@ -60,6 +62,8 @@ def check_repair(scenario: Scenario, provider: str, ctx: HarnessContext) -> Scen
     options = {**data.get("repair_options", {}), **(entry.options if entry else {})}
     out = ctx.runtime.repair(data.get("messages", []), provider, data.get("model"), options or None)
     actual = {**out, "messages": _canonical_messages(out.get("messages", []), "runtime output")}
+    if "warned" in expected:  # content lost: reported to the user, in words of the runtime's own
+        actual["warned"] = bool(out.get("warnings"))
     expected = {**expected, "messages": _canonical_messages(expected.get("messages", []), f"{scenario.path}: expected")}
     verdict = judge(scenario, provider, expected, actual, ctx=ctx, ignore=REPAIR_IGNORE)
     if verdict.verdict != "pass":

@@ -1,0 +1,705 @@
+#!/usr/bin/env python3
+r"""server_tool_web_search_stream[anthropic]: pydantic-ai 2.68.0, standalone.
+
+Needs only the library the row ran (pydantic-ai 2.68.0) and Python 3.10+, nothing of the project that wrote it.
+    python THIS_FILE.py            exit 0: the library gives the expected value; 1: it does not
+    python THIS_FILE.py --got      print what the library gives at each checked path (JSON)
+
+The row (decode check), as `conformance run --runtime examples.pydantic_ai_runtime:make --provider anthropic
+--scenario server_tool_web_search_stream --show-diff` shows it (fail):
+    ~ message.content[0].data: expected {"type": "server_tool_use", "id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P", "name": "web_search", "input": {"query": "Ruby 3.4.0 release date"}}, got {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P", "content": [{"encrypted_content": "EqgfCioIBhgCIiQ0NGFlNjc2Yi1hMDE1LTRjY…
+    ~ message.content[0].name: expected "server_tool_use", got "web_search_tool_result"
+    ~ message.content[1]: expected {"type": "server_tool", "dialect": "anthropic", "name": "web_search_tool_result", "id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P", "data": {"type": "web_search_tool_…, got {"type": "text", "text": "Ruby 3.4.0 was released on "}
+    ~ message.content[2].text: expected "Ruby 3.4.0 was released on ", got "December 25, 2024"
+    ~ message.content[3].text: expected "December 25, 2024", got "."
+    - message.content[4]: {"type": "text", "text": "."} (missing)
+
+Rule source:
+    https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "ServerToolUseBlock, WebSearchToolResultBlock," ; https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "class RawContentBlockStartEvent(BaseModel): content_block: ContentBlock"
+"""
+
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+import threading
+import types
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+# the recorded answer the loopback serves (the body in the chunks the row replays, base64)
+RECORDED = json.loads(r'''{"status": 200, "headers": {"content-type": "text/event-stream; charset=utf-8", "date": "Mon, 23 Nov 2026 12:00:00 GMT", "request-id": "req_011CfA2nR8t0MsU5wXy9ZcPa", "anthropic-ratelimit-input-tokens-limit": "2000000", "anthropic-ratelimit-input-tokens-remaining": "2000000", "anthropic-ratelimit-output-tokens-limit": "400000", "anthropic-ratelimit-output-tokens-remaining": "400000", "anthropic-ratelimit-requests-limit": "4000", "anthropic-ratelimit-requests-remaining": "3999", "server": "cloudflare", "content-length": "3835"}, "chunks": ["ZXZlbnQ6IG1lc3NhZ2Vfc3RhcnQKZGF0YTogeyJ0eXBlIjoibWVzc2FnZV9zdGFydCIsIm1lc3NhZ2UiOnsiaWQiOiJtc2dfMDFOaDV1UThadFcyeVJiQzZwWHZKM2tEIiwidHlwZSI6Im1lc3NhZ2UiLCJyb2xlIjoiYXNzaXN0YW50IiwibW9kZWwiOiJjbGF1ZGUtc29ubmV0LTQtNS0yMDI1MDkyOSIsImNvbnRlbnQiOltdLCJzdG9wX3JlYXNvbiI6bnVsbCwic3RvcF9zZXF1ZW5jZSI6bnVsbCwidXNhZ2UiOnsiaW5wdXRfdG9rZW5zIjoyMjE3LCJjYWNoZV9jcmVhdGlvbl9pbnB1dF90b2tlbnMiOjAsImNhY2hlX3JlYWRfaW5wdXRfdG9rZW5zIjowLCJjYWNoZV9jcmVhdGlvbiI6eyJlcGhlbWVyYWxfNW1faW5wdXRfdG9rZW5zIjowLCJlcGhlbWVyYWxfMWhfaW5wdXRfdG9rZW5zIjowfSwib3V0cHV0X3Rva2VucyI6Mywic2VydmljZV90aWVyIjoic3RhbmRhcmQifX19CgpldmVudDogY29udGVudF9ibG9ja19zdGFydApkYXRhOiB7InR5cGUiOiJjb250ZW50X2Jsb2NrX3N0YXJ0IiwiaW5kZXgiOjAsImNvbnRlbnRfYmxvY2siOnsidHlwZSI6InNlcnZlcl90b29sX3VzZSIsImlkIjoic3J2dG9vbHVfMDFLcTdiVngzbkQ5d1RmWWMyTG1SejRQIiwibmFtZSI6IndlYl9zZWFyY2giLCJpbnB1dCI6e319fQoKZXZlbnQ6IHBpbmcKZGF0YTogeyJ0eXBlIjoicGluZyJ9CgpldmVudDogY29udGVudF9ibG9ja19kZWx0YQpkYXRhOiB7InR5cGUiOiJjb250ZW50X2Jsb2NrX2RlbHRhIiwiaW5kZXgiOjAsImRlbHRhIjp7InR5cGUiOiJpbnB1dF9qc29uX2RlbHRhIiwicGFydGlhbF9qc29uIjoie1wicXVlcnkifX0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX2RlbHRhCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfZGVsdGEiLCJpbmRleCI6MCwiZGVsdGEiOnsidHlwZSI6ImlucHV0X2pzb25fZGVsdGEiLCJwYXJ0aWFsX2pzb24iOiJcIjogXCJSdWJ5IDMuNC4wIHJlbGUifX0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX2RlbHRhCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfZGVsdGEiLCJpbmRleCI6MCwiZGVsdGEiOnsidHlwZSI6ImlucHV0X2pzb25fZGVsdGEiLCJwYXJ0aWFsX2pzb24iOiJhc2UgZGF0ZVwifSJ9fQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfc3RvcApkYXRhOiB7InR5cGUiOiJjb250ZW50X2Jsb2NrX3N0b3AiLCJpbmRleCI6MH0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX3N0YXJ0CmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfc3RhcnQiLCJpbmRleCI6MSwiY29udGVudF9ibG9jayI6eyJ0eXBlIjoid2ViX3NlYXJjaF90b29sX3Jlc3VsdCIsInRvb2xfdXNlX2lkIjoic3J2dG9vbHVfMDFLcTdiVngzbkQ5d1RmWWMyTG1SejRQIiwiY29udGVudCI6W3sidHlwZSI6IndlYl9zZWFyY2hfcmVzdWx0IiwidGl0bGUiOiJSdWJ5IDMuNC4wIFJlbGVhc2VkIiwidXJsIjoiaHR0cHM6Ly93d3cucnVieS1sYW5nLm9yZy9lbi9uZXdzLzIwMjQvMTIvMjUvcnVieS0zLTQtMC1yZWxlYXNlZC8iLCJlbmNyeXB0ZWRfY29udGVudCI6IkVxZ2ZDaW9JQmhnQ0lpUTBOR0ZsTmpjMllpMWhNREUxTFRSallqY3RZbU0xTWkxa00yWXhZemN3WWpRME1qUVNEQXNJanZXOFFrR20weXExR2hvTUNFbngyWW8zd1BxOUowYmhJakJSejduVTVtWFEiLCJwYWdlX2FnZSI6IkRlY2VtYmVyIDI1LCAyMDI0In0seyJ0eXBlIjoid2ViX3NlYXJjaF9yZXN1bHQiLCJ0aXRsZSI6IlJlbGVhc2VzIMK3IHJ1YnkvcnVieSDCtyBHaXRIdWIiLCJ1cmwiOiJodHRwczovL2dpdGh1Yi5jb20vcnVieS9ydWJ5L3JlbGVhc2VzIiwiZW5jcnlwdGVkX2NvbnRlbnQiOiJFdThLQ2lvSUJoZ0NJaVEwTkdGbE5qYzJZaTFoTURFMUxUUmpZamN0WW1NMU1pMWtNMll4WXpjd1lqUTBNalFTREo1bTBhUzh5cXY3UmtXbTNCb01wWmsxVnhXcTJMMGNGOGoxSWpCNHRZYyIsInBhZ2VfYWdlIjpudWxsfV19fQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfc3RvcApkYXRhOiB7InR5cGUiOiJjb250ZW50X2Jsb2NrX3N0b3AiLCJpbmRleCI6MX0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX3N0YXJ0CmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfc3RhcnQiLCJpbmRleCI6MiwiY29udGVudF9ibG9jayI6eyJ0eXBlIjoidGV4dCIsInRleHQiOiIifX0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX2RlbHRhCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfZGVsdGEiLCJpbmRleCI6MiwiZGVsdGEiOnsidHlwZSI6InRleHRfZGVsdGEiLCJ0ZXh0IjoiUnVieSAzLjQuMCB3YXMgcmVsZWFzZWQgb24gIn19CgpldmVudDogY29udGVudF9ibG9ja19zdG9wCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfc3RvcCIsImluZGV4IjoyfQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfc3RhcnQKZGF0YTogeyJ0eXBlIjoiY29udGVudF9ibG9ja19zdGFydCIsImluZGV4IjozLCJjb250ZW50X2Jsb2NrIjp7InR5cGUiOiJ0ZXh0IiwidGV4dCI6IiIsImNpdGF0aW9ucyI6W119fQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfZGVsdGEKZGF0YTogeyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjozLCJkZWx0YSI6eyJ0eXBlIjoiY2l0YXRpb25zX2RlbHRhIiwiY2l0YXRpb24iOnsidHlwZSI6IndlYl9zZWFyY2hfcmVzdWx0X2xvY2F0aW9uIiwiY2l0ZWRfdGV4dCI6IlJ1YnkgMy40LjAgUmVsZWFzZWQuIFdlIGFyZSBwbGVhc2VkIHRvIGFubm91bmNlIHRoZSByZWxlYXNlIG9mIFJ1YnkgMy40LjAuICIsInVybCI6Imh0dHBzOi8vd3d3LnJ1YnktbGFuZy5vcmcvZW4vbmV3cy8yMDI0LzEyLzI1L3J1YnktMy00LTAtcmVsZWFzZWQvIiwidGl0bGUiOiJSdWJ5IDMuNC4wIFJlbGVhc2VkIiwiZW5jcnlwdGVkX2luZGV4IjoiRW84QkNpb0lCaGdDSWlRME5HRmxOamMyWWkxaE1ERTFMVFJqWWpjdFltTTFNaTFrTTJZeFl6Y3dZalEwTWpRU0RFM2tYMiJ9fX0KCmV2ZW50OiBjb250ZW50X2Jsb2NrX2RlbHRhCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfZGVsdGEiLCJpbmRleCI6MywiZGVsdGEiOnsidHlwZSI6InRleHRfZGVsdGEiLCJ0ZXh0IjoiRGVjZW1iZXIgMjUsICJ9fQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfZGVsdGEKZGF0YTogeyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjozLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiIyMDI0In19CgpldmVudDogY29udGVudF9ibG9ja19zdG9wCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfc3RvcCIsImluZGV4IjozfQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfc3RhcnQKZGF0YTogeyJ0eXBlIjoiY29udGVudF9ibG9ja19zdGFydCIsImluZGV4Ijo0LCJjb250ZW50X2Jsb2NrIjp7InR5cGUiOiJ0ZXh0IiwidGV4dCI6IiJ9fQoKZXZlbnQ6IGNvbnRlbnRfYmxvY2tfZGVsdGEKZGF0YTogeyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4Ijo0LCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiIuIn19CgpldmVudDogY29udGVudF9ibG9ja19zdG9wCmRhdGE6IHsidHlwZSI6ImNvbnRlbnRfYmxvY2tfc3RvcCIsImluZGV4Ijo0fQoKZXZlbnQ6IG1lc3NhZ2VfZGVsdGEKZGF0YTogeyJ0eXBlIjoibWVzc2FnZV9kZWx0YSIsImRlbHRhIjp7InN0b3BfcmVhc29uIjoiZW5kX3R1cm4iLCJzdG9wX3NlcXVlbmNlIjpudWxsfSwidXNhZ2UiOnsiaW5wdXRfdG9rZW5zIjo5OTA0LCJjYWNoZV9jcmVhdGlvbl9pbnB1dF90b2tlbnMiOjAsImNhY2hlX3JlYWRfaW5wdXRfdG9rZW5zIjowLCJvdXRwdXRfdG9rZW5zIjo5Niwic2VydmVyX3Rvb2xfdXNlIjp7IndlYl9zZWFyY2hfcmVxdWVzdHMiOjF9fX0KCmV2ZW50OiBtZXNzYWdlX3N0b3AKZGF0YTogeyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0KCg=="], "dropped": false}''')
+
+
+# the loopback server: every request answered with the recorded response, each chunk flushed on its
+# own (chunked transfer encoding); a recording whose connection dropped is closed mid-body
+HOP = {"content-length", "transfer-encoding", "content-encoding", "connection"}
+SENT: list[bytes] = []  # the request bodies the library sent
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        SENT.append(self.rfile.read(length) if length else b"")
+        self.send_response(RECORDED["status"])
+        for key, value in RECORDED["headers"].items():
+            if key.lower() not in HOP:
+                self.send_header(key, value)
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for chunk in RECORDED["chunks"]:
+            body = base64.b64decode(chunk)
+            if body:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+                self.wfile.flush()
+        if RECORDED["dropped"]:
+            self.close_connection = True
+            return
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a client hanging up early is no error here
+
+
+# the row's call
+PROVIDER = "anthropic"
+MODEL = None
+STREAM = True
+PATH = "/v1"
+CONVERSATION = json.loads(r'''{"messages": [{"role": "user", "content": "When was Ruby 3.4.0 released? Search the web."}], "options": {"max_tokens": 1024, "server_tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}], "stream": true}}''')
+PROFILE = {'default_model': 'claude-sonnet-4-5', 'dialect': 'anthropic'}
+
+
+# what the adapter's code imports
+from openai import AsyncOpenAI
+from pydantic_ai import exceptions as errors
+from pydantic_ai import messages as pm
+from pydantic_ai.direct import model_request
+from pydantic_ai.direct import model_request_stream
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.google import GoogleModel
+from pydantic_ai.models.groq import GroqModel
+from pydantic_ai.models.mistral import MistralModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.models.openrouter import OpenRouterModel
+from pydantic_ai.native_tools import WebSearchTool
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.deepseek import DeepSeekProvider
+from pydantic_ai.providers.fireworks import FireworksProvider
+from pydantic_ai.providers.google import GoogleProvider
+from pydantic_ai.providers.groq import GroqProvider
+from pydantic_ai.providers.mistral import MistralProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.providers.openrouter import OpenRouterProvider
+from pydantic_ai.tools import ToolDefinition
+import asyncio
+import httpx
+import httpx2
+
+
+# stand-ins for the names of the harness the adapter's code reads
+class InputError(Exception):
+    def __init__(self, message: str, *, where: str = '') -> None:
+        super().__init__(f'{where}: {message}' if where else message)
+
+
+def get_profile(name: str) -> Any:
+    """The provider's registry flags the copied code reads (this script serves one provider)."""
+    return types.SimpleNamespace(**PROFILE)
+
+
+def reraise_replay_mismatch(exc: BaseException | None, transport: Any = None) -> None:
+    """The harness's "request not in cassette" signal: there is no cassette here."""
+
+
+# the adapter's call and mapping, as it is
+# from conformance.adapters._conversation
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, or the `text` blocks of a block list joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def conversation_parts(conversation: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
+    """(messages, options, model) of a CONVERSATION.json, checked enough to name what is wrong."""
+    messages = conversation.get("messages")
+    if not isinstance(messages, list):
+        raise InputError("`messages` must be a list", where="conversation")
+    options = conversation.get("options") or {}
+    if not isinstance(options, dict):
+        raise InputError("`options` must be an object", where="conversation")
+    return messages, dict(options), str(conversation.get("model") or "")
+
+
+def failed(error: dict[str, Any], partial: dict[str, Any] | None) -> dict[str, Any]:
+    """The outcome of a response that failed after `partial` arrived: the partial message carries the
+    error too (docs/normalized-form.md); an error the provider sent ends it with `stop_reason: error`."""
+    if partial is not None:
+        partial = {**partial, "error": error}
+        if error.get("kind") != "stream_interrupted":
+            partial["stop_reason"] = "error"
+    return {"error": error, "partial": partial}
+
+
+# from examples.pydantic_ai_runtime
+_STOP = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_call": "tool_use"}
+
+
+_ERRORS: list[tuple[type[errors.ModelAPIError], str]] = [
+    (errors.ModelContextWindowExceededError, "context_overflow"),
+    (errors.ModelAuthenticationError, "auth"),
+    (errors.ModelNotFoundError, "not_found"),
+    (errors.ModelRequestRejectedError, "invalid_request"),
+    (errors.ModelRateLimitError, "rate_limited"),
+    (errors.ModelQuotaExceededError, "rate_limited"),
+    (errors.ModelOverloadedError, "overloaded"),
+    (errors.ModelUnavailableError, "overloaded"),
+    (errors.ModelServerError, "server"),
+    (errors.ModelTimeoutError, "timeout"),
+    (errors.ModelConnectionError, "stream_interrupted"),
+]
+
+
+def _openai_chat(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+    return OpenAIChatModel(name, provider=provider)
+
+
+def _openai_sdk_host(provider: type[DeepSeekProvider | FireworksProvider]) -> Builder:
+    """A host pydantic-ai has a provider class for over the OpenAI SDK (its model profile: which
+    fields that host takes), served by `OpenAIChatModel`, as its docs show."""
+
+    def build(name: str, base_url: str, key: str, transport: Any) -> Model:
+        client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+        return OpenAIChatModel(name, provider=provider(openai_client=client))
+
+    return build
+
+
+def _openrouter(name: str, base_url: str, key: str, transport: Any) -> Model:
+    client = AsyncOpenAI(base_url=base_url, api_key=key, http_client=_httpx2(transport))
+    return OpenRouterModel(name, provider=OpenRouterProvider(openai_client=client))
+
+
+def _mistral(name: str, base_url: str, key: str, transport: Any) -> Model:
+    # the Mistral SDK's paths start with /v1
+    provider = MistralProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=_httpx2(transport))
+    return MistralModel(name, provider=provider)
+
+
+def _groq(name: str, base_url: str, key: str, transport: Any) -> Model:
+    # the Groq SDK is built on `httpx` and its paths start with /openai/v1
+    http = httpx.AsyncClient(transport=transport, timeout=600.0)
+    provider = GroqProvider(api_key=key, base_url=base_url.removesuffix("/openai/v1"), http_client=http)
+    return GroqModel(name, provider=provider)
+
+
+def _anthropic(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = AnthropicProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=_httpx2(transport))
+    return AnthropicModel(name, provider=provider)
+
+
+def _google(name: str, base_url: str, key: str, transport: Any) -> Model:
+    provider = GoogleProvider(api_key=key, base_url=base_url.removesuffix("/v1beta"), http_client=_httpx2(transport))
+    return GoogleModel(name, provider=provider)
+
+
+MODEL_CLASSES: dict[str, Builder] = {
+    "openrouter": _openrouter,
+    "mistral": _mistral,
+    "groq": _groq,
+    "deepseek": _openai_sdk_host(DeepSeekProvider),
+    "fireworks": _openai_sdk_host(FireworksProvider),
+}
+
+
+DIALECT_CLASSES: dict[str, Builder] = {"openai_chat": _openai_chat, "anthropic": _anthropic, "gemini": _google}
+
+
+def _model(provider: str, base_url: str, key: str, transport: Any, model: str | None = None) -> Model:
+    """pydantic-ai's model class for `provider` and `model` (the profile's default when None),
+    sending through `transport` (an httpx one)."""
+    profile = get_profile(provider)
+    build = MODEL_CLASSES.get(provider) or DIALECT_CLASSES.get(profile.dialect)
+    if build is None:
+        raise InputError(
+            f"this adapter drives pydantic-ai for OpenAI-chat, Anthropic and Gemini, not {provider}", where="--provider"
+        )
+    return build(model or profile.default_model, base_url, key, transport)
+
+
+def _history_part(block: dict[str, Any], system: str) -> Any:
+    """An assistant block as the part pydantic-ai would have made of it, with what it keeps beside the
+    text (signatures, Gemini's thought signature in `provider_details`) and the `provider_name` it
+    checks before sending signed data back; None for a block it has no part for."""
+    details = {"thought_signature": block["signature"]} if block.get("signature") else None
+    kind = block["type"]
+    if kind == "text":
+        return pm.TextPart(block["text"], provider_name=system, provider_details=details)
+    if kind == "thinking" and system.startswith("google"):
+        # GoogleModel keeps a part's own thought signature in `provider_details` (its `signature` is
+        # the one of the part after it)
+        return pm.ThinkingPart(block["thinking"], provider_name=system, provider_details=details)
+    if kind == "thinking":
+        return pm.ThinkingPart(block["thinking"], signature=block.get("signature"), provider_name=system)
+    if kind == "redacted_thinking":  # how pydantic-ai keeps Anthropic's redacted thinking
+        return pm.ThinkingPart("", id="redacted_thinking", signature=block.get("data"), provider_name=system)
+    if kind == "tool_call":
+        arguments = block.get("arguments") or {}
+        return pm.ToolCallPart(
+            block["name"], arguments, tool_call_id=block["id"], provider_name=system, provider_details=details
+        )
+    if kind == "server_tool":
+        return _server_tool_part(block, system)
+    return None
+
+
+def _server_tool_part(block: dict[str, Any], system: str) -> Any:
+    """An Anthropic server-tool block as pydantic-ai's native-tool part (its web search: the one
+    whose wire form it documents for history)."""
+    data = block.get("data") or {}
+    if block.get("dialect") != "anthropic":
+        return None
+    if data.get("type") == "server_tool_use" and data.get("name") == "web_search":
+        return pm.NativeToolCallPart(
+            WebSearchTool.kind, data.get("input") or {}, tool_call_id=data["id"], provider_name=system
+        )
+    if data.get("type") == "web_search_tool_result":
+        return pm.NativeToolReturnPart(
+            WebSearchTool.kind, data.get("content"), tool_call_id=data["tool_use_id"], provider_name=system
+        )
+    return None
+
+
+def _native_tools(options: dict[str, Any]) -> list[AbstractNativeTool]:
+    """`options.server_tools` as pydantic-ai's native tools (web search)."""
+    return [
+        WebSearchTool(max_uses=tool.get("max_uses"))
+        for tool in options.get("server_tools") or []
+        if isinstance(tool, dict) and tool.get("name") == "web_search"
+    ]
+
+
+_THINKING_BUDGET: dict[str, Callable[[int], dict[str, Any]]] = {
+    "anthropic": lambda n: {"anthropic_thinking": {"type": "enabled", "budget_tokens": n}},
+    "gemini": lambda n: {"google_thinking_config": {"thinking_budget": n}},
+}
+
+
+def _messages(
+    conversation: dict[str, Any], system: str, dialect: str
+) -> tuple[list[pm.ModelMessage], ModelSettings, ModelRequestParameters]:
+    """CONVERSATION.json → pydantic-ai messages, settings and tool definitions; the assistant turns
+    as responses of `system` (the model's own provider), which is what lets pydantic-ai send their
+    signatures back."""
+    messages, options, _ = conversation_parts(conversation)
+    out: list[pm.ModelMessage] = []
+    pending: list[Any] = []
+    for msg in messages:
+        role, content = msg.get("role"), msg.get("content", "")
+        if role == "system":
+            pending.append(pm.SystemPromptPart(text_of(content)))
+        elif role == "user":
+            pending.append(pm.UserPromptPart(text_of(content)))
+        elif role == "tool_result":
+            pending.append(
+                pm.ToolReturnPart(str(msg.get("tool_name", "")), text_of(content), tool_call_id=msg["tool_call_id"])
+            )
+        elif role == "assistant":
+            if pending:
+                out.append(pm.ModelRequest(parts=pending))
+                pending = []
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            parts = [part for part in (_history_part(b, system) for b in blocks) if part is not None]
+            out.append(pm.ModelResponse(parts=parts, provider_name=system))
+        else:
+            raise InputError(f"unknown role {role!r}", where="conversation.messages")
+    if pending:
+        out.append(pm.ModelRequest(parts=pending))
+    # what an agent run does before every model request (pydantic-ai's docs: "Making histories
+    # provider-valid"): a call left without its result gets a synthesized one, orphaned results go
+    out = pm.repair_messages(out)
+    settings: ModelSettings = {}
+    for option, key in (
+        ("max_tokens", "max_tokens"),
+        ("temperature", "temperature"),
+        ("top_p", "top_p"),
+        ("stop", "stop_sequences"),
+    ):
+        if option in options:
+            settings[key] = options[option]  # type: ignore[literal-required]
+    budget = options.get("thinking_budget")
+    if isinstance(budget, int) and dialect in _THINKING_BUDGET:
+        settings.update(_THINKING_BUDGET[dialect](budget))  # type: ignore[typeddict-item]
+    tools = [
+        ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t.get("parameters", {}))
+        for t in conversation.get("tools") or []
+    ]
+    params = ModelRequestParameters(function_tools=tools, native_tools=_native_tools(options), allow_text_output=True)
+    return out, settings, params
+
+
+def _anthropic_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """An Anthropic server-tool call or result as the block Anthropic documents for it (the tool's
+    wire name is in `provider_details['anthropic_tool_name']` where it differs from pydantic-ai's)."""
+    tool = (part.provider_details or {}).get("anthropic_tool_name") or part.tool_name
+    block = {"type": "server_tool", "dialect": "anthropic", "id": part.tool_call_id}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"type": "server_tool_use", "id": part.tool_call_id, "name": tool, "input": part.args_as_dict()}
+        return {**block, "name": "server_tool_use", "data": data}
+    kind = f"{tool}_tool_result"
+    return {**block, "name": kind, "data": {"type": kind, "tool_use_id": part.tool_call_id, "content": part.content}}
+
+
+def _gemini_server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart) -> dict[str, Any] | None:
+    """Gemini's code execution (`executableCode`, `codeExecutionResult`), kept by pydantic-ai as
+    native-tool parts of its `code_execution` tool, as the parts Gemini sent."""
+    if part.tool_name != "code_execution":
+        return None
+    signature = (part.provider_details or {}).get("thought_signature")
+    signed = {"thoughtSignature": signature} if signature else {}
+    if isinstance(part, pm.NativeToolCallPart):
+        data = {"executableCode": part.args_as_dict(), **signed}
+        return {"type": "server_tool", "dialect": "gemini", "name": "executableCode", "data": data}
+    result = part.content if isinstance(part.content, dict) else {}
+    block = {"type": "server_tool", "dialect": "gemini", "name": "codeExecutionResult"}
+    if isinstance(result.get("outcome"), str):
+        block["status"] = result["outcome"]
+    return {**block, "data": {"codeExecutionResult": result, **signed}}
+
+
+_SERVER_BLOCKS: dict[str, Callable[[pm.NativeToolCallPart | pm.NativeToolReturnPart], dict[str, Any] | None]] = {
+    "anthropic": _anthropic_server_block,
+    "gemini": _gemini_server_block,
+}
+
+
+def _server_block(part: pm.NativeToolCallPart | pm.NativeToolReturnPart, provider: str) -> dict[str, Any] | None:
+    build = _SERVER_BLOCKS.get(get_profile(provider).dialect)
+    return build(part) if build is not None else None
+
+
+_REFUSAL_IS_TEXT = frozenset({"openai_chat"})
+
+
+def _message(response: pm.ModelResponse, provider: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for part in response.parts:
+        # Gemini's thoughtSignature, kept in the part's provider_details
+        signature = (getattr(part, "provider_details", None) or {}).get("thought_signature")
+        extra = {"signature": signature} if signature else {}
+        if isinstance(part, pm.TextPart) and (part.content or signature):
+            content.append({"type": "text", "text": part.content, **extra})
+        elif isinstance(part, pm.ThinkingPart) and part.id == "redacted_thinking":  # how it keeps Anthropic's
+            content.append({"type": "redacted_thinking", "data": part.signature})
+        elif isinstance(part, pm.ThinkingPart) and (part.provider_details or {}).get("type") == "reasoning.encrypted":
+            content.append({"type": "redacted_thinking", "data": part.signature})  # OpenRouter's encrypted reasoning
+        elif isinstance(part, pm.ThinkingPart):
+            content.append({"type": "thinking", "thinking": part.content, "signature": part.signature})
+        elif isinstance(part, pm.NativeToolCallPart | pm.NativeToolReturnPart):
+            server = _server_block(part, provider)
+            if server is not None:
+                content.append(server)
+        elif isinstance(part, pm.ToolCallPart):
+            block: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, **extra}
+            try:  # the library's own check: args that are not a JSON object raise here
+                block["arguments"] = part.args_as_dict(raise_if_invalid=True)
+            except (ValueError, AssertionError):
+                block["arguments"], block["raw_arguments"] = {}, part.args
+            content.append(block)
+    out: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider}
+    if response.model_name:
+        out["model"] = response.model_name
+    details = response.provider_details or {}
+    # the provider's own stop value; for a blocked Gemini prompt, the block reason
+    raw = details.get("finish_reason") or details.get("block_reason")
+    if response.finish_reason:
+        out["stop_reason"] = _STOP.get(response.finish_reason, "error")
+    refusal = details.get("refusal")
+    if refusal or raw == "refusal":  # pydantic-ai files a refusal under content_filter, keeping it here
+        out["stop_reason"] = "refusal"
+    if isinstance(refusal, str) and get_profile(provider).dialect in _REFUSAL_IS_TEXT:
+        content.append({"type": "text", "text": refusal})
+    if raw:
+        out["raw_stop_reason"] = raw
+    u = response.usage
+    out["usage"] = {
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "cache_read_tokens": u.cache_read_tokens,
+        "cache_write_tokens": u.cache_write_tokens,
+        "reasoning_tokens": u.output_reasoning_tokens,
+    }
+    return out
+
+
+def _json_object(text: Any) -> dict[str, Any]:
+    """A body the library keeps as the response's text (the Mistral SDK's), read as the JSON object it is."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _error(exc: errors.ModelAPIError) -> dict[str, Any]:
+    kind = next((k for cls, k in _ERRORS if isinstance(exc, cls)), "invalid_request")
+    body = exc.body if isinstance(exc.body, dict) else _json_object(exc.body)
+    nested = body.get("error")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
+    # the provider's message: `error.message` (Mistral's `detail`), or `error` itself where it is a
+    # string (xAI's `{"code", "error": "…"}`, which the openai SDK hands on as the body)
+    said = inner.get("message") or inner.get("detail") or (nested if isinstance(nested, str) else None)
+    said = said or (exc.body if isinstance(exc.body, str) and not body else None)
+    out: dict[str, Any] = {"kind": kind, "message": str(said or exc.message)}
+    status = getattr(exc, "status_code", None)
+    if status is not None and (not exc.in_stream or status != 200):  # an in-stream error object's own status
+        out["status"] = status
+    metadata = inner.get("metadata")  # OpenRouter names the upstream provider's own code here
+    upstream = metadata.get("provider_code") if isinstance(metadata, dict) else None
+    if isinstance(upstream, str) and upstream:
+        out["provider_code"] = upstream
+    elif exc.provider_error_code or exc.provider_error_type:
+        out["provider_code"] = exc.provider_error_code or exc.provider_error_type
+    if exc.retry_after is not None:
+        out["retry_after_s"] = float(exc.retry_after)
+    return out
+
+
+async def _run(
+    model: Model, conversation: dict[str, Any], provider: str, settings: ModelSettings | None = None
+) -> dict[str, Any]:
+    messages, model_settings, params = _messages(conversation, model.system, get_profile(provider).dialect)
+    model_settings.update(settings or {})
+    stream = bool((conversation.get("options") or {}).get("stream"))
+    streamed = None
+    try:
+        if stream:
+            async with model_request_stream(
+                model, messages, model_settings=model_settings, model_request_parameters=params
+            ) as streamed:
+                async for _ in streamed:
+                    pass
+                return {"message": _message(streamed.get(), provider)}
+        response = await model_request(model, messages, model_settings=model_settings, model_request_parameters=params)
+        return {"message": _message(response, provider)}
+    except errors.ModelAPIError as exc:
+        reraise_replay_mismatch(exc)
+        partial = _message(streamed.get(), provider) if streamed is not None and streamed.get().parts else None
+        return failed(_error(exc), partial)
+    except errors.UnexpectedModelBehavior as exc:
+        partial = _message(streamed.get(), provider) if streamed is not None and streamed.get().parts else None
+        return failed({"kind": "stream_interrupted", "message": exc.message}, partial)
+
+
+def _decode(model: Model, provider: str, stream: bool) -> dict[str, Any]:
+    """A decode row's request through `model` (its answer is the recorded one), read."""
+    # an explicit max_tokens: with its default (the model's maximum output) pydantic-ai streams
+    # an Anthropic request even when asked not to, and could not read a non-streamed answer
+    options = {"stream": stream, "max_tokens": 1024}
+    conversation = {"messages": [{"role": "user", "content": "x"}], "options": options}
+    result: dict[str, Any] = asyncio.run(_run(model, conversation, provider, {"max_retries": 0}))
+    return result
+
+
+# the client built as a user builds it (the adapter's is on the harness's transport)
+def _httpx2(transport: Any) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(timeout=600.0)  # the default transport: the loopback is a real socket
+
+
+# the library called for this row
+def library_result(url: str) -> dict[str, Any]:
+    return _decode(_model(PROVIDER, url + PATH, "dummy", None), PROVIDER, STREAM)
+
+
+# what the row expects at each path it differs at (rules: equals, absent, range, pattern)
+# the row's rule, as its source says it:
+#     https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "ServerToolUseBlock, WebSearchToolResultBlock," ; https://github.com/anthropics/anthropic-sdk-python/blob/009b035305e0724ce108ebd796935f91711fc6e1/src/anthropic/types/raw_content_block_start_event.py — "class RawContentBlockStartEvent(BaseModel): content_block: ContentBlock"
+EXPECTED = json.loads(r'''
+[
+ {
+  "path": "message.content[0].data",
+  "rule": "equals",
+  "expected": {
+   "type": "server_tool_use",
+   "id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P",
+   "name": "web_search",
+   "input": {
+    "query": "Ruby 3.4.0 release date"
+   }
+  },
+  "line": "changed"
+ },
+ {
+  "path": "message.content[0].name",
+  "rule": "equals",
+  "expected": "server_tool_use",
+  "line": "changed"
+ },
+ {
+  "path": "message.content[1]",
+  "rule": "equals",
+  "expected": {
+   "type": "server_tool",
+   "dialect": "anthropic",
+   "name": "web_search_tool_result",
+   "id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P",
+   "data": {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_01Kq7bVx3nD9wTfYc2LmRz4P",
+    "content": [
+     {
+      "type": "web_search_result",
+      "title": "Ruby 3.4.0 Released",
+      "url": "https://www.ruby-lang.org/en/news/2024/12/25/ruby-3-4-0-released/",
+      "encrypted_content": "EqgfCioIBhgCIiQ0NGFlNjc2Yi1hMDE1LTRjYjctYmM1Mi1kM2YxYzcwYjQ0MjQSDAsIjvW8QkGm0yq1GhoMCEnx2Yo3wPq9J0bhIjBRz7nU5mXQ",
+      "page_age": "December 25, 2024"
+     },
+     {
+      "type": "web_search_result",
+      "title": "Releases \u00b7 ruby/ruby \u00b7 GitHub",
+      "url": "https://github.com/ruby/ruby/releases",
+      "encrypted_content": "Eu8KCioIBhgCIiQ0NGFlNjc2Yi1hMDE1LTRjYjctYmM1Mi1kM2YxYzcwYjQ0MjQSDJ5m0aS8yqv7RkWm3BoMpZk1VxWq2L0cF8j1IjB4tYc",
+      "page_age": null
+     }
+    ]
+   }
+  },
+  "line": "changed"
+ },
+ {
+  "path": "message.content[2].text",
+  "rule": "equals",
+  "expected": "Ruby 3.4.0 was released on ",
+  "line": "changed"
+ },
+ {
+  "path": "message.content[3].text",
+  "rule": "equals",
+  "expected": "December 25, 2024",
+  "line": "changed"
+ },
+ {
+  "path": "message.content[4]",
+  "rule": "equals",
+  "expected": {
+   "type": "text",
+   "text": "."
+  },
+  "line": "removed"
+ }
+]
+''')  # EXPECTED end
+
+
+MISSING = object()
+
+
+def at(value: Any, path: str) -> Any:
+    """The value at a path such as `message.content[0].text` (MISSING where there is none)."""
+    if path == "(root)":
+        return value
+    for key in re.findall(r"\[\d+\]|[^.\[\]]+", path):
+        if key.startswith("["):
+            index = int(key[1:-1])
+            if not isinstance(value, list) or index >= len(value):
+                return MISSING
+            value = value[index]
+        elif isinstance(value, dict) and key in value:
+            value = value[key]
+        else:
+            return MISSING
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JSON, types included (1, 1.0 and true differ)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def difference(check: dict[str, Any], got: Any) -> str | None:
+    """The row's difference line where the library's value breaks the check; None where it holds."""
+    path, rule = check["path"], check["rule"]
+    if rule == "absent":
+        if got is MISSING:
+            return None
+        if check["line"] == "added":
+            return f"+ {path}: {short(got)} (unexpected)"
+        return f"~ {path}: expected null, got {short(got)}"
+    if rule == "pattern":
+        if isinstance(got, str) and re.fullmatch(check["pattern"], got):
+            return None
+        return f"~ {path}: {None if got is MISSING else got!r} does not match {check['pattern']!r}"
+    if rule == "range":
+        if isinstance(got, int) and check["low"] <= got <= check["high"]:
+            return None
+        return f"~ {path}: expected {short(check['expected'])}, got {short(None if got is MISSING else got)}"
+    if got is not MISSING and same(got, check["expected"]):
+        return None
+    if got is MISSING:
+        return f"- {path}: {short(check['expected'])} (missing)"
+    return f"~ {path}: expected {short(check['expected'])}, got {short(got)}"
+
+
+def judge(value: Any) -> int:
+    """Print the differences (exit status 1) or say the library agrees (0); `--got`: the checks with
+    the library's values in place of the expected ones (a script that passes on this library)."""
+    if "--got" in sys.argv[1:]:
+        out = []
+        for check in EXPECTED:
+            got = at(value, check["path"])
+            if got is MISSING:
+                out.append({"path": check["path"], "rule": "absent", "line": "added"})
+            else:
+                out.append({"path": check["path"], "rule": "equals", "expected": got, "line": "changed"})
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
+    lines = [line for check in EXPECTED if (line := difference(check, at(value, check["path"]))) is not None]
+    if not lines:
+        print(f"ok: {len(EXPECTED)} checked path(s) as expected")
+        return 0
+    print(f"{len(lines)} difference(s) from the expected value:")
+    for line in lines:
+        print(line)
+    return 1
+
+
+def main() -> int:
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        outcome = library_result(f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    return judge(outcome)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
