@@ -15,7 +15,10 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=1000, deadline=None)
@@ -41,7 +44,22 @@ def _not_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
 
 
+DIALECT_COLUMNS = ("openai", "anthropic", "gemini", "ollama", "openai_responses")
+"""One provider per dialect: where the README's command keeps the rows it leaves to the full step on
+the other providers."""
+
+WAITING_AGENT_ROWS = ("agent_abort_tool", "agent_cancel_stream", "agent_sequential_tools", "agent_tool_timeout")
+"""The bundled `agent` rows whose time is spent waiting (a tool timeout, a cancel, two tools in turn)."""
+
 FULL: dict[str, str] = {
+    # the bundled agent rows that wait, on every provider; stay: their items on one provider per
+    # dialect (DIALECT_COLUMNS), and the mutants of tests/harness/test_agent_rows.py on those
+    **{
+        f"scenarios/agent/{row}.yaml::{row}[{provider}]": "a waiting agent row on a provider beside its dialect's"
+        for row in WAITING_AGENT_ROWS
+        for provider in yaml.safe_load((ROOT / "scenarios" / "agent" / f"{row}.yaml").read_text())["providers"]
+        if provider not in DIALECT_COLUMNS
+    },
     # every row out of process, per dialect; stays: ...on_a_sample_of_every_check[<dialect>]
     "tests/runtime/test_process_runtime.py::test_out_of_process_reference_matches_in_process_on_every_row[": (
         "the out-of-process reference over every row of one provider per dialect (real retry waits)"
@@ -114,6 +132,10 @@ FULL: dict[str, str] = {
     ),
     "tests/examples/test_repro.py::test_every_defect_row_has_a_standalone_script_that_fails_with_its_difference[litellm-": (
         "litellm's defect rows as standalone scripts"
+    ),
+    # stays: the same recording of the first rows of every provider ([sample])
+    "tests/emulator/test_emulator.py::test_record_every_provider_through_the_emulator_without_leaking_keys[every-row]": (
+        "every bundled decode row of every provider recorded through the emulator"
     ),
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (

@@ -6,6 +6,7 @@ stays green."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,19 @@ def reference(rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
     return got
 
 
+@pytest.fixture(scope="module")
+def runs(rows: list[Scenario]) -> Callable[[type], dict[tuple[str, str], ScenarioResult]]:
+    """Each mutant's results, run once for the tests of this module that read them."""
+    done: dict[type, dict[tuple[str, str], ScenarioResult]] = {}
+
+    def of(mutant: type) -> dict[tuple[str, str], ScenarioResult]:
+        if mutant not in done:
+            done[mutant] = _results(mutant(), rows)
+        return done[mutant]
+
+    return of
+
+
 def _applies(reference: dict[tuple[str, str], ScenarioResult]) -> set[tuple[str, str]]:
     return {(ROW, p) for p in matrix_providers() if reference[(ROW, p)].verdict == "pass"}
 
@@ -51,9 +65,12 @@ def _applies(reference: dict[tuple[str, str], ScenarioResult]) -> set[tuple[str,
     ids=lambda m: getattr(m, "__name__", m),
 )
 def test_each_mutant_turns_exactly_the_row_red(
-    mutant: type, said: str, rows: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+    mutant: type,
+    said: str,
+    runs: Callable[[type], dict[tuple[str, str], ScenarioResult]],
+    reference: dict[tuple[str, str], ScenarioResult],
 ) -> None:
-    got = _results(mutant(), rows)
+    got = runs(mutant)
     changed = {key for key, res in got.items() if res.verdict != reference[key].verdict}
     assert all(got[key].verdict == "fail" and said in got[key].reason for key in changed), {
         k: got[k].reason for k in changed
@@ -62,12 +79,14 @@ def test_each_mutant_turns_exactly_the_row_red(
     assert len(applies) == 19 and changed == applies
 
 
-def test_a_rejected_request_carries_the_rule_book_sources_it_breaks(rows: list[Scenario]) -> None:
+def test_a_rejected_request_carries_the_rule_book_sources_it_breaks(
+    rows: list[Scenario], runs: Callable[[type], dict[tuple[str, str], ScenarioResult]]
+) -> None:
     """The rules the request breaks come with their sources: the row's rule is sourced (a `defect`
     once its wire is too), not left to the scenario."""
     from conformance.harness.classify import rule_source
 
-    got = _results(pending_mutants.SendsPendingCalls(), rows)
+    got = runs(pending_mutants.SendsPendingCalls)
     row = next(s for s in rows if s.id == ROW)
     for provider in ("openai", "anthropic", "gemini"):
         res = got[(ROW, provider)]

@@ -26,7 +26,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,14 +222,18 @@ class RealShapes:
     calls: dict[str, int] = field(default_factory=dict)
 
 
-def real_shapes(corpora: Iterable[Path]) -> RealShapes:
+def real_shapes(corpora: Iterable[Path], columns: Collection[str] | None = None) -> RealShapes:
+    """The shapes of the real traffic in `corpora`, per column (only those of `columns` when given:
+    the other columns' recordings are not read)."""
     real = RealShapes()
     for corpus in corpora:
         if not (corpus / "catalog.json").is_file():
             continue
         for entry in read_catalog(corpus):
             column = column_of(entry["provider"], entry["api"])
-            if column is None or not (corpus / entry["path"]).is_file():
+            if column is None or (columns is not None and column not in columns):
+                continue
+            if not (corpus / entry["path"]).is_file():
                 continue
             calls, _ = read_entry(corpus, entry)
             seen = real.shapes.setdefault(column, {})
@@ -417,9 +421,9 @@ def _waits_on_interruption(expected: Any) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=4)
-def _real_of(corpora: tuple[Path, ...]) -> RealShapes:
-    return real_shapes(corpora)
+@functools.lru_cache(maxsize=64)
+def _real_of(corpora: tuple[Path, ...], column: str) -> RealShapes:
+    return real_shapes(corpora, {column})
 
 
 @functools.lru_cache(maxsize=4)
@@ -431,7 +435,7 @@ def matches_real(path: Path, root: Path) -> Column | None:
     """The authored cassette `path` held alone to the real traffic of its column (the bundled corpus
     and `root`'s own `corpus/`): its `Column` when every shape it replays is seen there or cited, None
     when one is not, when its column has no real recording, or when it is no authored cassette of a
-    known column. The real side is read once per process."""
+    known column. The real side is read once per process and column."""
     from conformance.evidence.expected import bundled_corpus
 
     if path.parent.name not in provider_names() or not path.is_file():
@@ -439,7 +443,7 @@ def matches_real(path: Path, root: Path) -> Column | None:
     corpora = tuple(dict.fromkeys(c.resolve() for c in (bundled_corpus(), root / "corpus") if c.is_dir()))
     try:
         cut, interrupted = _ends_cut(root.resolve())
-        columns = compare([path], _real_of(corpora), cut, interrupted)
+        columns = compare([path], _real_of(corpora, path.parent.name), cut, interrupted)
     except (CassetteError, WireFormatError, ValueError):
         return None
     if len(columns) != 1 or not columns[0].real_calls or not columns[0].shapes:
