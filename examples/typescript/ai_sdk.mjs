@@ -8,7 +8,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, RetryError, generateText, jsonSchema, streamText } from "ai";
-import { TURN_NOT_OFFERED, capturedBody, capturingFetch, kindOfStatus, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
+import { TURN_NOT_OFFERED, capturedBody, capturingFetch, kindOfStatus, libraryProbe, recordedFetch, serve, textOf, versionOf } from "./lib/protocol.mjs";
 
 const VERSION = versionOf("ai");
 
@@ -84,7 +84,33 @@ function call(conversation) {
 // Gemini's thoughtSignature, which @ai-sdk/google keeps in a part's provider metadata
 const thoughtSignature = (p) => Object.values(p.providerMetadata ?? {}).find((m) => m?.thoughtSignature)?.thoughtSignature;
 
-function part(p) {
+const snake = (v) =>
+  Array.isArray(v) ? v.map(snake) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(x)])) : v;
+
+/** @ai-sdk/anthropic's parts for a server tool's call and result as the wire blocks they came from:
+ * `server_tool_use` (id, name, input) and `<name>_tool_result` (tool_use_id, the content it renamed
+ * to camelCase; it writes them back to the wire the same way when the history is sent). */
+function serverTool(p) {
+  if (p.type === "tool-call") {
+    let input = p.input;
+    if (typeof input === "string") {
+      try {
+        input = JSON.parse(input);
+      } catch {
+        // kept as the text the provider sent
+      }
+    }
+    const data = { type: "server_tool_use", id: p.toolCallId, name: p.toolName, input };
+    return { type: "server_tool", dialect: "anthropic", name: data.type, id: p.toolCallId, data };
+  }
+  if (p.type === "tool-result") {
+    const data = { type: `${p.toolName}_tool_result`, tool_use_id: p.toolCallId, content: snake(p.output ?? p.result) };
+    return { type: "server_tool", dialect: "anthropic", name: data.type, id: p.toolCallId, data };
+  }
+  return null;
+}
+
+function part(p, provider) {
   if (p.type === "text") {
     const sig = thoughtSignature(p);
     return p.text === "" && !sig ? null : { type: "text", text: p.text, ...(sig ? { signature: sig } : {}) };
@@ -94,13 +120,22 @@ function part(p) {
     const redacted = p.providerMetadata?.anthropic?.redactedData;
     return redacted ? { type: "redacted_thinking", data: redacted } : { type: "thinking", thinking: p.text, ...(sig ? { signature: sig } : {}) };
   }
-  // a call the provider ran itself (providerExecuted) is no client tool call; the SDK keeps no wire item for it
-  if (p.type === "tool-call" && !p.providerExecuted) {
+  // a call the provider ran itself (providerExecuted) is no client tool call: on Anthropic it is a
+  // server tool block, whose wire item the SDK's part holds field for field (serverTool)
+  if (p.providerExecuted) return provider === "anthropic" ? serverTool(p) : null;
+  if (p.type === "tool-call") {
     const sig = thoughtSignature(p);
     const args = typeof p.input === "string" ? { arguments: {}, raw_arguments: p.input } : { arguments: p.input ?? {} };
     return { type: "tool_call", id: p.toolCallId, name: p.toolName, ...args, ...(sig ? { signature: sig } : {}) };
   }
   return null;
+}
+
+/** The usage Anthropic's `message_start` reported, as the SDK's usage (its input counts the cache parts). */
+function startUsage(raw) {
+  if (!raw) return undefined;
+  const [read, write] = [raw.cache_read_input_tokens ?? 0, raw.cache_creation_input_tokens ?? 0];
+  return { inputTokens: (raw.input_tokens ?? 0) + read + write, outputTokens: raw.output_tokens ?? 0, inputTokenDetails: { cacheReadTokens: read, cacheWriteTokens: write } };
 }
 
 function usage(u) {
@@ -117,7 +152,7 @@ function usage(u) {
 function message(provider, { content, finishReason, rawFinishReason, usage: u, response }) {
   return {
     role: "assistant",
-    content: (content ?? []).map(part).filter(Boolean),
+    content: (content ?? []).map((p) => part(p, provider)).filter(Boolean),
     // `other` (a reason the SDK does not know) has no normalized stop reason
     ...(STOP[finishReason] ? { stop_reason: STOP[finishReason] } : {}),
     ...(rawFinishReason !== undefined ? { raw_stop_reason: rawFinishReason } : {}),
@@ -162,10 +197,14 @@ async function run(provider, conversation, opts) {
     // no retries but where a turn asks for the library's own (undefined: its default, 2)
     maxRetries: "maxRetries" in opts ? opts.maxRetries : 0,
   };
+  const keep = opts.probe ? libraryProbe(provider) : null;
   if (!conversation.options?.stream) {
     try {
-      return { message: message(provider, await generateText(args)) };
+      const result = await generateText(args);
+      keep?.("result", result);
+      return { message: message(provider, result) };
     } catch (exc) {
+      keep?.("error", exc);
       return { error: error(exc), partial: null };
     }
   }
@@ -175,8 +214,10 @@ async function run(provider, conversation, opts) {
   let text = null;
   let reasoning = null;
   let step;
+  let started;
   try {
     for await (const p of result.fullStream) {
+      keep?.("part", p);
       if (p.type === "error") failure ??= p.error;
       if (p.type === "text-start") parts.push((text = { type: "text", text: "", providerMetadata: p.providerMetadata }));
       if ((p.type === "text-delta" || p.type === "text-end") && text) {
@@ -189,16 +230,20 @@ async function run(provider, conversation, opts) {
         if (p.providerMetadata) reasoning.providerMetadata = { ...reasoning.providerMetadata, ...p.providerMetadata };
       }
       if (p.type === "reasoning-end" && reasoning && p.providerMetadata) reasoning.providerMetadata = p.providerMetadata;
-      if (p.type === "tool-call") parts.push(p);
+      if (p.type === "tool-call" || (p.type === "tool-result" && p.providerExecuted)) parts.push(p);
+      // @ai-sdk/anthropic's `message_start` usage, which its finish step gives again only when the
+      // stream ends with `message_delta` (a cut or failed stream's step has no token counts)
+      if (p.type === "custom" && p.kind === "anthropic.message_start") started = p.providerMetadata?.anthropic?.usage;
       if (p.type === "finish-step") step = p;
     }
   } catch (exc) {
     failure ??= exc; // a connection that drops mid-body is thrown out of the stream, not sent as a part
   }
-  const got = message(provider, { content: parts, finishReason: step?.finishReason, rawFinishReason: step?.rawFinishReason, usage: step?.usage, response: step?.response });
+  const got = message(provider, { content: parts, finishReason: step?.finishReason, rawFinishReason: step?.rawFinishReason, usage: usage(step?.usage) ? step.usage : startUsage(started), response: step?.response });
   // what arrived before a failure carries the error too (docs/normalized-form.md); an interrupted
   // answer has no stop reason of its own
   if (failure) {
+    keep?.("error", failure);
     const e = error(failure);
     const stop = e.kind === "stream_interrupted" ? {} : { stop_reason: "error" };
     const { stop_reason, ...rest } = got;
@@ -233,7 +278,7 @@ await serve(declaration, {
   },
   async decode({ provider, model, status, headers, chunks, stream, dropped }) {
     const conversation = { model, messages: [{ role: "user", content: "hi" }], options: { stream } };
-    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks, dropped }), tools: ANY_TOOL });
+    return run(provider, conversation, { fetch: recordedFetch({ status, headers, chunks, dropped }), tools: ANY_TOOL, probe: true });
   },
   async turn({ provider, conversation, base_url, keys, settings }) {
     const attempts = settings?.policy?.max_attempts;

@@ -1,8 +1,8 @@
 // conformance runtime-protocol adapter for @mariozechner/pi-ai (docs/runtimes.md).
 // encode / decode / turn all go through pi-ai's own `complete()`: its request building, its SDK
 // clients, its stream parsing. The adapter only moves bytes (a swapped fetch) and renames fields.
-import { complete, isContextOverflow } from "@mariozechner/pi-ai";
-import { TURN_NOT_OFFERED, capturedBody, capturingFetch, recordedFetch, serve, textOf, versionOf, withFetch } from "./lib/protocol.mjs";
+import { complete, isContextOverflow, stream } from "@mariozechner/pi-ai";
+import { TURN_NOT_OFFERED, capturedBody, capturingFetch, libraryProbe, recordedFetch, serve, textOf, versionOf, withFetch } from "./lib/protocol.mjs";
 
 const VERSION = versionOf("@mariozechner/pi-ai");
 
@@ -89,22 +89,37 @@ function block(b) {
 }
 
 /** pi-ai's AssistantMessage as an outcome. pi-ai never throws: a failure is `stopReason: "error"`
- * with `errorMessage`. Its `usage.input`
- * excludes cached tokens (pi-ai's documented split), so the prompt total is input + cache parts. */
+ * with `errorMessage`, read as an error outcome. Its `usage.input` excludes cached tokens (pi-ai's
+ * documented split), so the prompt total is input + cache parts. */
 function outcome(msg, provider) {
   const u = msg.usage ?? ZERO;
   const message = {
     role: "assistant",
-    content: (msg.content ?? []).filter((b) => !(b.type === "text" && b.text === "")).map(block),
+    content: (msg.content ?? []).filter((b) => !(b.type === "text" && b.text === "" && !b.textSignature)).map(block),
     stop_reason: STOP[msg.stopReason] ?? msg.stopReason,
     usage: { input_tokens: u.input + u.cacheRead + u.cacheWrite, output_tokens: u.output, cache_read_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite },
     provider,
   };
-  // pi-ai classifies one failure only (isContextOverflow); any other failure is its message with
-  // `stopReason: "error"` and an `errorMessage`, which is what the outcome says.
-  if (msg.stopReason !== "error" || !isContextOverflow(msg)) return { message };
-  const error = { kind: "context_overflow", message: msg.errorMessage ?? "" };
-  return { error, partial: message.content.length ? { ...message, error } : null };
+  // pi-ai classifies one failure only (isContextOverflow); any other is read as `server`, the kind
+  // of a failure nothing narrows (as the AI SDK adapter reads an error without an HTTP status).
+  if (msg.stopReason !== "error") return { message };
+  const error = isContextOverflow(msg) ? { kind: "context_overflow", message: msg.errorMessage ?? "" } : { kind: "server", message: said(msg.errorMessage) };
+  // what arrived before the failure: its content, or the usage the provider reported
+  const arrived = message.content.length || u.input || u.output || u.cacheRead || u.cacheWrite;
+  return { error, partial: arrived ? { ...message, error } : null };
+}
+
+/** The provider's message in pi-ai's `errorMessage`, which is the provider's error object as JSON
+ * where the SDK under it got one in the stream (Anthropic's `{"type":"error","error":{…}}`). */
+function said(text) {
+  if (!text?.startsWith("{")) return text ?? "";
+  try {
+    const body = JSON.parse(text);
+    const inner = body?.error && typeof body.error === "object" ? body.error : body;
+    return typeof inner?.message === "string" ? inner.message : text;
+  } catch {
+    return text;
+  }
 }
 
 const declaration = {
@@ -127,7 +142,17 @@ await serve(declaration, {
   },
   async decode({ provider, model: id, status, headers, chunks, dropped }) {
     const m = model(provider, id);
-    const msg = await withFetch(recordedFetch({ status, headers, chunks, dropped }), () => complete(m, { messages: [{ role: "user", content: "hi", timestamp: 0 }] }, options({})));
+    const ctx = { messages: [{ role: "user", content: "hi", timestamp: 0 }] };
+    const keep = libraryProbe(provider);
+    const msg = await withFetch(recordedFetch({ status, headers, chunks, dropped }), async () => {
+      if (!keep) return complete(m, ctx, options({}));
+      // the library probe: the events a pi-ai stream hands its reader (each without `partial`, the
+      // message so far, whose last form is the result), then the message `complete` returns
+      const events = stream(m, ctx, options({}));
+      for await (const { partial, ...event } of events) keep("event", event);
+      return events.result();
+    });
+    keep?.("message", msg);
     return outcome(msg, provider);
   },
   async turn({ provider, conversation, base_url, keys, settings }) {

@@ -2,7 +2,7 @@
 // one response per request on stdout, logs on stderr. An adapter hands over its declaration and
 // one async function per capability; requests are answered one at a time, in order, because the
 // adapters swap `globalThis.fetch` for the duration of a call.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 export const PROTOCOL = 1;
@@ -153,4 +153,51 @@ const STATUS_KINDS = { 400: "invalid_request", 401: "auth", 403: "permission", 4
 
 export function kindOfStatus(status) {
   return STATUS_KINDS[status] ?? (status >= 500 ? "server" : "invalid_request");
+}
+
+// The library probe (tests/examples/test_typescript_library_keeps.py): with
+// CONFORMANCE_LIBRARY_PROBE=<file>, each decode appends the objects the library handed the adapter
+// (its result, stream parts or events, the error it raised) to <file> as JSON lines
+// `{"call", "provider", "kind", "object"}`; unset, `libraryProbe` is null and nothing is kept.
+const PROBE_FILE = process.env.CONFORMANCE_LIBRARY_PROBE;
+let probeCalls = 0;
+
+/** A recorder `(kind, object) => void` for one decode call on `provider`, or null without the probe. */
+export function libraryProbe(provider) {
+  if (!PROBE_FILE) return null;
+  const call = ++probeCalls;
+  return (kind, object) => appendFileSync(PROBE_FILE, `${JSON.stringify({ call, provider, kind, object: plain(object) })}\n`);
+}
+
+// The HTTP exchange a library object carries (a response's raw body and headers, the request it
+// sent) is the provider's bytes, not the library's reading of them: left out.
+const RAW_KEYS = new Set(["body", "headers", "request", "requestBodyValues", "responseBody", "responseHeaders", "rawValue", "rawResponse"]);
+
+/** Every data field of `value` as JSON: own properties, getters of its classes, an error's name,
+ * message and cause; functions, promises, streams and bytes left out, each object once. */
+function plain(value, seen = new WeakSet(), depth = 0) {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "bigint") return String(value);
+  if (typeof value !== "object") return typeof value === "function" || typeof value === "symbol" ? null : value;
+  if (depth > 20 || seen.has(value) || typeof value.then === "function" || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return null;
+  if (value instanceof ReadableStream || value instanceof Headers || value instanceof Response || value instanceof Request) return null;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => plain(item, seen, depth + 1));
+  const out = value instanceof Error ? { name: value.name, message: value.message } : {};
+  const keys = new Set(Object.keys(value));
+  if (value instanceof Error && value.cause !== undefined) keys.add("cause");
+  for (let proto = Object.getPrototypeOf(value); proto && proto !== Object.prototype && proto !== Error.prototype; proto = Object.getPrototypeOf(proto))
+    for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(proto))) if (d.get) keys.add(key);
+  for (const key of keys) {
+    if (RAW_KEYS.has(key)) continue;
+    let item;
+    try {
+      item = value[key];
+    } catch {
+      continue; // a getter that throws (the AI SDK's `output` without an output spec)
+    }
+    const got = plain(item, seen, depth + 1);
+    if (got !== null) out[key] = got;
+  }
+  return out;
 }
