@@ -42,6 +42,10 @@ def _judge(label: str, kind: str, found: dict[str, list[str]]) -> None:
     new = [f"{row}: {'; '.join(values)}" for row, values in found.items() if row not in known]
     stale = [row for row in known if row not in found]
     assert not new, f"{label}: values the library keeps and the adapter leaves out:\n" + "\n".join(new)
+    if COUNTS.RUNS[label].isolated:
+        # its readings depend on what the process imported before (`Run.isolated`): beside the other
+        # adapters, a listed value may not show; a value found and not listed still fails
+        return
     assert not stale, f"{label}: listed in library_keeps.json, no longer found (remove them): {stale}"
 
 
