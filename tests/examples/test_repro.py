@@ -109,11 +109,9 @@ def test_every_defect_row_links_its_script() -> None:
     text = (ROOT / "docs" / "runtimes.md").read_text(encoding="utf-8")
     table = text[text.index("<!-- classes:begin -->") : text.index("<!-- classes:end -->")]
     linked = set(re.findall(r"\]\(repro/([^)]+\.py)\)", table))
-    for label, scenario, provider in ROWS:
-        name = (
-            f"{label.replace(' (decode only)', '-decode-only').replace(' (async)', '-async')}-{scenario}-{provider}.py"
-        )
-        assert name in linked, f"{label} {scenario} [{provider}]: no link to repro/{name}"
+    for row in ROWS:
+        name = f"{_id(row)}.py"  # the script's name is the row's id
+        assert name in linked, f"{row}: no link to repro/{name}"
         assert (ROOT / "docs" / "repro" / name).is_file()
 
 
