@@ -46,3 +46,35 @@ def test_a_failing_generated_row_stops_shrinking_at_its_budget_and_reports_it() 
     assert res.examples is not None
     # the property calls repair twice: the examples run, then at most the budget while shrinking
     assert runtime.calls <= 2 * (res.examples + SHRINK_CALLS)
+
+
+class SeedsWhileRetrying(ReferenceRuntime):
+    """A runtime in real time (as another process is) whose turns keep reseeding the global `random`,
+    as the retry check and a library's jitter do, for a while."""
+
+    name = "seeds-while-retrying"
+    real_time = True
+
+    def turn(self, request: Any) -> Any:
+        import random
+        import time
+
+        stop = time.monotonic() + 1.5
+        while time.monotonic() < stop:
+            random.seed(time.monotonic())
+        return super().turn(request)
+
+
+def test_a_threaded_run_draws_its_examples_before_rows_that_touch_random_start() -> None:
+    """Hypothesis takes a change of the global `random` state during its draw for a misused strategy
+    (an error under pytest): a threaded run draws before its threads start, so the generated row
+    beside a retry row that reseeds `random` is judged, not a crash."""
+    from conformance.harness.checks.generated import drawn_examples
+
+    drawn_examples.cache_clear()  # this process may have drawn them already
+    rows = {s.id: s for s in load_scenarios(ROOT / "scenarios")}
+    runtime = SeedsWhileRetrying()
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=runtime.name, extras={"examples": 200})
+    results = run_all([rows["retry_429_retry_after"], rows["generated_repair"]], ["openai"], ctx, jobs=2)
+    verdicts = {r.scenario: (r.verdict, r.reason.splitlines()[0]) for r in results}
+    assert verdicts["generated_repair"] == ("pass", "200 generated examples held the property")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.compare import ScenarioResult
 from conformance.harness import HarnessContext, run_all
 from conformance.runtime.process import ProcessRuntime
 from conformance.runtime.reference import ReferenceRuntime
@@ -28,13 +29,18 @@ ONE_PER_DIALECT = ["openai", "anthropic", "gemini", "ollama", "openai_responses"
 SAMPLE_PER_CHECK = 2
 
 
+def _results(
+    runtime: object, provider: str, jobs: int = 1, scenarios: list[Scenario] | None = None
+) -> dict[str, ScenarioResult]:
+    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name="r")
+    rows = load_scenarios(ROOT / "scenarios") if scenarios is None else scenarios
+    return {r.scenario: r for r in run_all(rows, [provider], ctx, jobs=jobs)}
+
+
 def _verdicts(
     runtime: object, provider: str, jobs: int = 1, scenarios: list[Scenario] | None = None
 ) -> dict[str, tuple[str, str | None]]:
-    ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name="r")
-    rows = load_scenarios(ROOT / "scenarios") if scenarios is None else scenarios
-    results = run_all(rows, [provider], ctx, jobs=jobs)
-    return {r.scenario: (r.verdict, r.fail_kind) for r in results}
+    return {s: (r.verdict, r.fail_kind) for s, r in _results(runtime, provider, jobs, scenarios).items()}
 
 
 def _sample() -> list[Scenario]:
@@ -49,11 +55,15 @@ def _out_of_process_matches(provider: str, scenarios: list[Scenario] | None) -> 
     proc = ProcessRuntime(ADAPTER)
     try:
         assert proc.name == "reference-oop"
-        got = _verdicts(proc, provider, jobs=2, scenarios=scenarios)
+        results = _results(proc, provider, jobs=2, scenarios=scenarios)
     finally:
         proc.close()
+    got = {s: (r.verdict, r.fail_kind) for s, r in results.items()}
     want = _verdicts(ReferenceRuntime(), provider, scenarios=scenarios)
-    assert {s: (got[s], v) for s, v in want.items() if got.get(s) != v} == {}
+    differ = {s: (got.get(s), v) for s, v in want.items() if got.get(s) != v}
+    # the out-of-process reason and traceback say why a row differs
+    why = {s: (results[s].reason, results[s].traceback) for s in differ if s in results}
+    assert differ == {}, why
     assert {v for v, _ in want.values()} >= {"pass", "unsupported"}
 
 

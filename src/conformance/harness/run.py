@@ -15,6 +15,7 @@ from pathlib import Path
 from conformance import __version__
 from conformance.exceptions import CassetteError
 from conformance.harness.checks import run_check
+from conformance.harness.checks.generated import draw_ahead
 from conformance.harness.context import HarnessContext
 from conformance.harness.parallel import can_fork, computing_programs, run_parallel
 from conformance.harness.real import CellTraffic, RealResult, tally
@@ -101,6 +102,7 @@ def _run_real_time(
     limit = getattr(ctx.runtime, "limit_programs", None)
     if callable(limit):
         limit(jobs)
+    draw_ahead([s for s, _ in pairs], ctx)
     timed = [i for i, (s, _) in enumerate(pairs) if s.check in TIMED_CHECKS]
     timed.sort(key=lambda i: -hinted_wait(ctx.root, *pairs[i]))
     chosen = set(timed)

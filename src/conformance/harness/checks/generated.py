@@ -85,6 +85,23 @@ def drawn_examples(name: str, n: int) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def draw_ahead(scenarios: list[Scenario], ctx: HarnessContext) -> None:
+    """Draw the examples of these generated rows now, in the calling thread: a threaded run does this
+    before its threads start, because hypothesis takes any change of the global `random` state while
+    it draws (another thread's retry row seeding it) for a strategy misusing `random`."""
+    for scenario in scenarios:
+        if scenario.check != "generated":
+            continue
+        name = str(scenario.spec.input.get("property", ""))
+        if name in PROPERTIES:
+            drawn_examples(name, _budget(scenario, ctx))
+
+
+def _budget(scenario: Scenario, ctx: HarnessContext) -> int:
+    """The row's number of examples: `--examples`, else the scenario's, else 50."""
+    return int(ctx.extras.get("examples") or scenario.spec.input.get("examples", 50))
+
+
 Property = Callable[[Any], "str | None"]
 """One example → None when the property holds, else the reason it does not."""
 
@@ -265,7 +282,7 @@ def _shrunk(name: str, prop: Property, n: int) -> tuple[str | None, str]:
     Hypothesis only ever moves to a failing example smaller than the last, so the last failure seen
     is the smallest so far: when the budget is spent, the search stops there."""
     from hypothesis import find
-    from hypothesis.errors import NoSuchExample
+    from hypothesis.errors import FlakyFailure, NoSuchExample
 
     smallest: list[str] = []
     calls = 0
@@ -286,6 +303,8 @@ def _shrunk(name: str, prop: Property, n: int) -> tuple[str | None, str]:
         return None, "not found again when searched from scratch"
     except _BudgetSpent:
         return smallest[0], f"shrinking stopped after {SHRINK_CALLS} property calls, its budget"
+    except FlakyFailure:  # another thread of a threaded run moved the global `random` state meanwhile
+        return (smallest[0] if smallest else None), "the search was cut short by another thread's use of `random`"
     return smallest[0], f"shrunk in {calls} property calls (budget {SHRINK_CALLS})"
 
 
@@ -298,7 +317,7 @@ def check_generated(scenario: Scenario, provider: str, ctx: HarnessContext) -> S
     skipped = requires(ctx, scenario, provider, NEEDS[name])
     if skipped is not None:
         return skipped
-    n = int(ctx.extras.get("examples") or spec.get("examples", 50))
+    n = _budget(scenario, ctx)
     examples = 0
     try:
         prop = factory(provider, ctx)
