@@ -217,7 +217,7 @@ MEASURED = {
     "openai_responses": 0.94,
     "openrouter": 0.90,
     "openrouter_responses": 0.97,
-    "perplexity": 0.89,
+    "perplexity": 0.94,
     "together": 0.90,
     "vertex": 0.90,
     "xai": 0.92,
