@@ -24,6 +24,7 @@ import httpx2
 import openai
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
+from conformance.adapters import mock_transport
 from conformance.runtime.protocol import Declaration
 from examples.openai_sdk import ERRORS  # the SDK's exception classes → error kinds
 
@@ -31,12 +32,9 @@ _STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "content_
 
 
 def _client(status: int, headers: dict[str, str], chunks: list[bytes]) -> openai.OpenAI:
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(status, headers=list(headers.items()), content=b"".join(chunks), request=request)
-
-    return openai.OpenAI(
-        api_key="example", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
-    )
+    # the recorded answer, its body streamed in the row's chunks (each one read of the SDK's decoder)
+    transport = mock_transport(status, headers, chunks)
+    return openai.OpenAI(api_key="example", max_retries=0, http_client=httpx2.Client(transport=transport))
 
 
 def _message(completion: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from conformance.adapters._serve import ChunkStream
 from conformance.replay.faults import DroppingStream
 from conformance.runtime.dropped import drop_error, received
 
@@ -15,7 +16,6 @@ def recorded_response(status: int, headers: dict[str, str], chunks: list[bytes],
     handler (the decode pattern): its body yields `chunks`; when their connection dropped (a
     `runtime.dropped.DroppedChunks`), reading on raises `httpx.RemoteProtocolError`, as from a socket."""
     arrived = received(chunks)
-    if drop_error(chunks) is None:
-        return httpx.Response(status, headers=list(headers.items()), content=b"".join(arrived), request=request)
-    stream = DroppingStream(arrived, request)
+    # never joined: each chunk is one read of the body, so the library's stream decoder gets the row's boundaries
+    stream = ChunkStream(arrived) if drop_error(chunks) is None else DroppingStream(arrived, request)
     return httpx.Response(status, headers=list(headers.items()), stream=stream, request=request)

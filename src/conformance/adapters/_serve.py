@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -111,6 +112,9 @@ class Served:
                         if chunk:
                             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                             self.wfile.flush()
+                            # give up the GIL: a reader in this process (a library's event loop
+                            # or thread) reads this chunk before the next is written beside it
+                            time.sleep(0)
                 except Exception:  # a cut connection: closed mid-body, no last chunk
                     self.close_connection = True
                     return
