@@ -71,6 +71,11 @@ FULL: dict[str, str] = {
     "tests/examples/test_typescript.py::test_the_readme_command_writes_a_matrix_and_a_report": (
         "pi-ai over every row of two providers"
     ),
+    # the TypeScript libraries' decoders probed on the re-chunked row (a node program per case); stay:
+    # the same probe on every Python library's decoder (test_the_row_s_chunks_reach_the_library_s_decoder)
+    "tests/examples/test_chunk_boundaries.py::test_the_row_s_chunks_reach_a_typescript_library_s_decoder[": (
+        "the chunk probe inside ai-sdk and pi-ai"
+    ),
     # the example adapters' full count tables; stay: reference on anthropic and gemini, the SDK
     # adapters, pydantic-ai decode-only on every dialect, and every red row's classification
     "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[reference-OpenAI-chat]": (

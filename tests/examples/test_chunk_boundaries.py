@@ -9,6 +9,8 @@ transport's chunking arriving at the decoder, not an artefact of the probe."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,3 +193,44 @@ def test_the_row_s_chunks_reach_the_library_s_decoder(
     )
     assert len(whole.pieces) == 1, f"the body handed over as one chunk reached the decoder as {whole.pieces}"
     assert len(chunked.pieces) >= 3, f"the row's {_chunks(provider)} chunks reached the decoder as {chunked.pieces}"
+
+
+TS = ROOT / "examples" / "typescript"
+TS_CASES = [
+    (program, provider) for program in ("ai_sdk.mjs", "pi_ai.mjs") for provider in ("openai", "anthropic", "gemini")
+]
+"""The TypeScript adapters (run as programs) on each dialect both drive. Their probe is
+examples/typescript/lib/chunk_probe.mjs (`CONFORMANCE_CHUNK_PROBE`): ai-sdk's `parseJsonEventStream`,
+the openai SDK's `Stream.fromSSEResponse`, the body of the Anthropic SDK's `APIPromise.asResponse()`
+that pi-ai's own SSE reader takes, @google/genai's `processStreamResponse`."""
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (TS / "node_modules").is_dir(),
+    reason="needs node and the TypeScript libraries: (cd examples/typescript && npm ci)",
+)
+@pytest.mark.parametrize(("program", "provider"), TS_CASES, ids=[f"{p}-{v}" for p, v in TS_CASES])
+def test_the_row_s_chunks_reach_a_typescript_library_s_decoder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, program: str, provider: str
+) -> None:
+    from conformance.runtime.process import ProcessRuntime
+
+    pieces = tmp_path / "pieces.jsonl"
+    pieces.write_text("")
+    monkeypatch.setenv("CONFORMANCE_CHUNK_PROBE", str(pieces))
+    runtime = ProcessRuntime(f"node {TS / program}")
+    try:
+        verdict = rows(runtime, {ROW}, [provider])[(ROW, provider)].verdict
+        chunked = [json.loads(line) for line in pieces.read_text().splitlines()]
+        pieces.write_text("")
+        status, headers, body = _recorded(provider)
+        runtime.decode(provider, status, headers, [body], True)
+        whole = [json.loads(line) for line in pieces.read_text().splitlines()]
+    finally:
+        runtime.close()
+    probes = sorted({p["probe"] for p in chunked})
+    print(
+        f"{program} on {provider}: {len(chunked)} pieces of {_chunks(provider)} chunks ({verdict}) at {probes}; whole: {len(whole)}"
+    )
+    assert len(whole) == 1, f"the body handed over as one chunk reached the decoder as {whole}"
+    assert len(chunked) >= 3, f"the row's {_chunks(provider)} chunks reached the decoder as {chunked}"

@@ -7,6 +7,9 @@ import { createInterface } from "node:readline";
 
 export const PROTOCOL = 1;
 
+// the chunk probe (lib/chunk_probe.mjs): loaded only when asked for
+if (process.env.CONFORMANCE_CHUNK_PROBE) await (await import("./chunk_probe.mjs")).install(process.env.CONFORMANCE_CHUNK_PROBE);
+
 function errorOf(exc) {
   const err = exc instanceof Error ? exc : new Error(String(exc));
   return { message: err.message.split("\n")[0] || err.name, type: err.name, traceback: err.stack ?? "" };
