@@ -3,8 +3,8 @@
 The row `stream_text_multibyte_3` delivers its recorded body in 3-byte chunks. Each adapter serves
 them to its library (an httpx/httpx2 transport, or a loopback socket for litellm); a probe installed
 INSIDE the library, at the entry of the stream decoder the adapter's code path really uses, counts the
-separate pieces that decoder is handed during the row. The same adapter on `stream_text_multibyte`
-(its body as one chunk) is the control: there the probe sees one piece, so the count is the
+separate pieces that decoder is handed during the row. The same adapter decoding the same recorded
+answer handed over as one chunk is the control: there the probe sees one piece, so the count is the
 transport's chunking arriving at the decoder, not an artefact of the probe."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from conformance.scenarios import load_scenarios
 from tests.examples.rows import rows
 
 ROOT = Path(__file__).resolve().parents[2]
-ROW, WHOLE = "stream_text_multibyte_3", "stream_text_multibyte"
+ROW = "stream_text_multibyte_3"
 SIZE = 3  # the row's chunk_size
 
 pytestmark = [
