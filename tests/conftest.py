@@ -149,21 +149,8 @@ def full_reason(nodeid: str) -> str | None:
     return next((why for prefix, why in FULL.items() if nodeid.startswith(prefix)), None)
 
 
-COUNT_RUNS = (
-    "tests/examples/test_runtime_counts.py::",
-    "tests/examples/test_typescript.py::",
-    "tests/examples/test_runtime_library_keeps.py::",
-    "tests/examples/test_typescript_library_keeps.py::",
-)
+COUNT_RUNS = ("tests/examples/test_runtime_counts.py::", "tests/examples/test_typescript.py::")
 """Tests that read an example adapter's fresh runs, kept once per process (`scripts/*_counts.py`)."""
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """`pytest -n N` distributes by group (`--dist loadgroup`) unless told otherwise: the tests reading
-    one adapter's fresh runs go to one worker, which runs the adapter once for all of them."""
-    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
-        config.option.dist = "loadgroup"
 
 
 def _count_label(item: pytest.Item) -> str | None:
@@ -179,10 +166,11 @@ def _count_label(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        if full_reason(item.nodeid) is not None:
-            item.add_marker(pytest.mark.full)
+        if full_reason(item.nodeid) is None:
+            continue
+        item.add_marker(pytest.mark.full)
         label = _count_label(item)
         if grouped and label is not None:
-            # under `--dist loadgroup` (`-n` runs, see `pytest_cmdline_main`), one worker runs an
-            # adapter once for every test that reads its runs
+            # under `--dist loadgroup` (the full step of .ci/run), one worker runs an adapter once
+            # for every test that reads its runs
             item.add_marker(pytest.mark.xdist_group(f"counts-{label}"))
