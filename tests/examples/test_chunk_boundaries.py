@@ -20,21 +20,14 @@ import pytest
 
 from conformance.replay.cassette import load_cassette
 from conformance.scenarios import load_scenarios
+from tests.examples import library_warnings as warn
 from tests.examples.rows import rows
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = "stream_text_multibyte_3"
 SIZE = 3  # the row's chunk_size
 
-pytestmark = [
-    # a library reading a pydantic attribute off an instance (pydantic's deprecation, raised inside litellm's
-    # stream handling in some process states): as under the CLI, not an error that breaks the library's call
-    pytest.mark.filterwarnings("ignore:Accessing the .* attribute on the instance is deprecated"),
-    # litellm's own import-time warning (pydantic on one of its TypedDicts): as under the CLI, not an error
-    pytest.mark.filterwarnings("ignore:Items? .* on TypedDict"),
-    # the anthropic SDK's notice on the recorded model, which pydantic-ai passes on
-    pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
-]
+pytestmark = [warn.INSTANCE_ATTRIBUTE, warn.TYPEDDICT, warn.DEPRECATED_MODEL]
 
 
 @dataclass

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.examples import library_warnings as warn
+
 pytest.importorskip("openai")
 pytest.importorskip("anthropic")
 pytest.importorskip("pydantic_ai")
@@ -15,7 +17,7 @@ from conformance.cli import main
 from tests.examples.rows import ROOT
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+pytestmark = warn.DEPRECATED_MODEL
 
 
 @pytest.mark.parametrize(

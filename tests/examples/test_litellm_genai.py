@@ -15,19 +15,14 @@ import pytest
 from conformance.exceptions import InputError
 from conformance.replay.cassette import load_cassette
 from conformance.runtime.loading import load_runtime
+from tests.examples import library_warnings as warn
 
 pytest.importorskip("google.genai")
 pytest.importorskip("litellm")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# litellm's own import-time warning (pydantic on one of its TypedDicts): as under the CLI, not an error
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:Items? .* on TypedDict"),
-    # a library reading a pydantic attribute off an instance (pydantic's deprecation, raised inside litellm's
-    # stream handling in some process states): as under the CLI, not an error that breaks the library's call
-    pytest.mark.filterwarnings("ignore:Accessing the .* attribute on the instance is deprecated"),
-]
+pytestmark = [warn.TYPEDDICT, warn.INSTANCE_ATTRIBUTE]
 
 
 def _pieces(body: bytes, size: int) -> list[bytes]:

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.examples import library_warnings as warn
+
 pytest.importorskip("pydantic_ai")
 pytest.importorskip("httpx2")
 
@@ -19,7 +21,7 @@ from examples import pydantic_ai_runtime
 from tests.examples.rows import ROOT, rows
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+pytestmark = warn.DEPRECATED_MODEL
 
 
 def test_capabilities() -> None:

@@ -9,23 +9,15 @@ from types import ModuleType
 
 import pytest
 
+from tests.examples import library_warnings as warn
+
 pytest.importorskip("openai")
 pytest.importorskip("anthropic")
 pytest.importorskip("pydantic_ai")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# the libraries' own warnings while they run (a deprecated model name; pydantic-ai serializing thinking
-# parts, and dropping `temperature` for a reasoning model): as under the CLI, they are not errors
-pytestmark = [
-    # a library reading a pydantic attribute off an instance (pydantic's deprecation, raised inside litellm's
-    # stream handling in some process states): as under the CLI, not an error that breaks the library's call
-    pytest.mark.filterwarnings("ignore:Accessing the .* attribute on the instance is deprecated"),
-    pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning"),
-    pytest.mark.filterwarnings("ignore:Sampling parameters .* are not supported:UserWarning"),
-    pytest.mark.filterwarnings("ignore:Items? .* on TypedDict"),  # litellm's import (pydantic on its TypedDicts)
-]
+pytestmark = [warn.INSTANCE_ATTRIBUTE, warn.DEPRECATED_MODEL, warn.SERIALIZER, warn.SAMPLING, warn.TYPEDDICT]
 
 
 def _script() -> ModuleType:

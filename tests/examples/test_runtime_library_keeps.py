@@ -26,6 +26,7 @@ from conformance.harness import HarnessContext, run_all
 from conformance.harness.real import cases, judge_call, judged_columns
 from conformance.runtime.loading import load_runtime
 from conformance.scenarios import load_scenarios
+from tests.examples import library_warnings as warn
 from tests.examples.library_keeps import Probe, Recorder, kept
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,14 +50,7 @@ def _judge(label: str, kind: str, found: dict[str, list[str]]) -> None:
     assert not stale, f"{label}: listed in library_keeps.json, no longer found (remove them): {stale}"
 
 
-pytestmark = [
-    # a library reading a pydantic attribute off an instance (pydantic's deprecation, raised inside litellm's
-    # stream handling in some process states): as under the CLI, not an error that breaks the library's call
-    pytest.mark.filterwarnings("ignore:Accessing the .* attribute on the instance is deprecated"),
-    pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning"),
-    pytest.mark.filterwarnings("ignore:Sampling parameters .* are not supported:UserWarning"),
-]
+pytestmark = [warn.INSTANCE_ATTRIBUTE, warn.DEPRECATED_MODEL, warn.SERIALIZER, warn.SAMPLING]
 
 
 def _counts() -> ModuleType:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.examples import library_warnings as warn
+
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 pytest.importorskip("httpx2")
@@ -22,7 +24,7 @@ from examples import anthropic_sdk, openai_sdk  # noqa: E402
 from tests.examples.rows import ROOT, rows  # noqa: E402
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+pytestmark = warn.DEPRECATED_MODEL
 
 
 def test_the_sdks_offer_only_what_they_have() -> None:
