@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 a check failed (a failing cell, a regression, lint find
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -415,8 +416,16 @@ def _input_error(exc: Exception) -> int:
     return 2
 
 
+@functools.cache
+def _parser(ci: bool, providers: tuple[str, ...]) -> argparse.ArgumentParser:
+    """The parser, built once per process for what its defaults and help read (`CI`, the providers);
+    parsing leaves it as it was."""
+    del ci, providers  # the cache key: build_parser reads both
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = _parser(bool(os.environ.get("CI")), tuple(provider_names()))
     args = parser.parse_args(argv)
     try:
         handler: Command = getattr(args, "func", None) or _COMMANDS[args.command]

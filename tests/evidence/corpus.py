@@ -103,17 +103,28 @@ Comparator = Callable[[Interaction, Outcome], "str | None"]
 """None when we and the SDK agree; `"explained: …"` for a known SDK difference; else the difference."""
 
 
-def run(dialect: str, compare: Comparator) -> Tally:
-    tally = Tally()
-    interactions, _ = load(dialect)
-    for it in interactions:
+@functools.cache
+def readings(dialect: str, compare: Comparator) -> tuple[tuple[Interaction, str | None, InputError | None], ...]:
+    """Each call of `dialect` with what `compare` says of our decoding and the SDK's, or the input
+    error our decoding raised; read once per process (the per-dialect, overall and manifest tests
+    read the same)."""
+    out: list[tuple[Interaction, str | None, InputError | None]] = []
+    for it in load(dialect)[0]:
         try:
             outcome = it.decode()
         except InputError as exc:
-            tally.typed_errors.append(f"{it.where}: {exc}")
+            out.append((it, None, exc))
             continue
-        why = compare(it, outcome)
-        if why is None:
+        out.append((it, compare(it, outcome), None))
+    return tuple(out)
+
+
+def run(dialect: str, compare: Comparator) -> Tally:
+    tally = Tally()
+    for it, why, error in readings(dialect, compare):
+        if error is not None:
+            tally.typed_errors.append(f"{it.where}: {error}")
+        elif why is None:
             tally.agree += 1
         elif why.startswith("explained: "):
             tally.explained.append(f"{it.where}: {why.removeprefix('explained: ')}")
@@ -131,11 +142,9 @@ def sdk_facts(comparators: dict[str, Comparator]) -> dict[str, tuple[int, int, i
     as disagreeing)."""
     out: dict[str, list[int]] = {}
     for dialect, compare in comparators.items():
-        for it in load(dialect)[0]:
+        for it, why, error in readings(dialect, compare):
             counts = out.setdefault(it.path, [0, 0, 0])
-            try:
-                why = compare(it, it.decode())
-            except InputError:
+            if error is not None:
                 why = "input error"
             counts[0 if why is None else 1 if why.startswith("explained: ") else 2] += 1
     return {path: (a, e, d) for path, (a, e, d) in out.items()}
