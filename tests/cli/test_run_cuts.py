@@ -30,12 +30,36 @@ def test_run_leaves_no_hypothesis_folder(tmp_path: Path) -> None:
     assert not (tmp_path / ".hypothesis").exists()
 
 
+def _wait_for_workers(pid: int, jobs: int) -> None:
+    """Until `pid` has forked its `jobs` workers and they have been checking a moment (Linux reads
+    `/proc/<pid>/task/*/children`); elsewhere, 4 s."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir():
+        time.sleep(4)
+        return
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        kids = [c for task in tasks.iterdir() for c in _read(task / "children").split()]
+        if len(kids) >= jobs:
+            time.sleep(0.5)
+            return
+        time.sleep(0.05)
+    pytest.fail(f"`conformance run --jobs {jobs}` forked no {jobs} workers within 60 s")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 def test_ctrl_c_stops_the_forked_workers_with_a_message(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "conformance.cli", "run", "--no-html", "--no-progress", "--jobs", "2"]
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(4)  # the workers are forked and checking
+    _wait_for_workers(proc.pid, 2)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
