@@ -139,7 +139,7 @@ FULL: dict[str, str] = {
     ),
     # stays: test_run_from_the_installed_wheel_in_an_empty_folder
     "tests/packaging/test_wheel.py::test_a_scaffolded_root_layers_over_the_installed_wheel": (
-        "a second install of the wheel"
+        "init and a run of a scaffolded root from the installed wheel (the install is shared)"
     ),
 }
 

@@ -654,6 +654,13 @@ def provider_names() -> list[str]:
     return list(_PROFILES)
 
 
+def registered_profiles() -> tuple[ProviderProfile, ...]:
+    """Every registered profile in matrix order, as one tuple: a reader that derives data from the
+    registry keeps the tuple it derived from and compares it (item by item, by identity first) to know
+    whether a profile was registered, replaced or removed since."""
+    return tuple(_PROFILES.values())
+
+
 def matrix_providers() -> list[str]:
     """Providers that get a column in the bundled matrix (the generic profile has none)."""
     return [name for name, profile in _PROFILES.items() if profile.matrix_column]

@@ -24,7 +24,7 @@ from collections import Counter
 from functools import cache
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
-from conformance.capabilities import KeyShape, get_profile, provider_names
+from conformance.capabilities import KeyShape, ProviderProfile, registered_profiles
 
 REDACTED = "<redacted>"
 MIN_SUBSTRING = 12
@@ -113,13 +113,30 @@ def reveal(key: str | Secret | None) -> str | None:
     return key.reveal() if isinstance(key, Secret) else key
 
 
+_Compiled = tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]
+_SHAPES: tuple[tuple[ProviderProfile, ...], tuple[KeyShape, ...], _Compiled] | None = None
+"""The registered profiles (held, so compared by identity), their key shapes and compiled patterns: drawn
+again whenever a profile is registered, replaced or removed (every scan of a value reads them)."""
+
+
+def _shapes() -> tuple[tuple[KeyShape, ...], _Compiled]:
+    global _SHAPES
+    profiles = registered_profiles()
+    known = _SHAPES
+    if known is not None and known[0] == profiles:  # the same objects: an identity test per item
+        return known[1], known[2]
+    seen: dict[tuple[str, str], KeyShape] = {}
+    for profile in profiles:
+        for shape in profile.key_shapes:
+            seen.setdefault((shape.prefix, shape.alphabet), shape)
+    shapes = tuple(sorted(seen.values(), key=lambda s: -len(s.prefix)))
+    _SHAPES = (profiles, shapes, _patterns(shapes))
+    return shapes, _SHAPES[2]
+
+
 def key_shapes() -> tuple[KeyShape, ...]:
     """Every declared key shape, longest prefix first (so `sk-ant-` is named before `sk-`)."""
-    seen: dict[tuple[str, str], KeyShape] = {}
-    for name in provider_names():
-        for shape in get_profile(name).key_shapes:
-            seen.setdefault((shape.prefix, shape.alphabet), shape)
-    return tuple(sorted(seen.values(), key=lambda s: -len(s.prefix)))
+    return _shapes()[0]
 
 
 _EDGE = r"A-Za-z0-9_\-+/=."
@@ -135,7 +152,7 @@ def _full(shape: KeyShape) -> re.Pattern[str]:
 
 
 @cache
-def _patterns(shapes: tuple[KeyShape, ...]) -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]:
+def _patterns(shapes: tuple[KeyShape, ...]) -> _Compiled:
     start = r"(?<![A-Za-z0-9])"
     prefixed = [s for s in shapes if s.prefix]  # a part of a key is told by its prefix alone
     partial = "|".join(start + re.escape(s.prefix) + r"[A-Za-z0-9_\-]{8,}" for s in prefixed)
@@ -146,7 +163,7 @@ def _patterns(shapes: tuple[KeyShape, ...]) -> tuple[re.Pattern[str], tuple[tupl
 
 def redact(text: str) -> str:
     """Anything shaped like an API key (or a part of one) replaced by `<redacted>`."""
-    return _patterns(key_shapes())[0].sub(REDACTED, text)
+    return _shapes()[1][0].sub(REDACTED, text)
 
 
 def redact_line(text: str) -> str:
@@ -156,7 +173,7 @@ def redact_line(text: str) -> str:
 
 def find_key(text: str) -> str | None:
     """The label of the first full key shape found in `text`, or None."""
-    for label, pattern in _patterns(key_shapes())[1]:
+    for label, pattern in _shapes()[1][1]:
         if pattern.search(text):
             return label
     return None
@@ -353,7 +370,7 @@ def _fingerprint_in(value: str, keys: tuple[str, ...]) -> str:
     for key in keys:
         if key and key.lower() in value.lower():
             value = re.sub(re.escape(key), key_fingerprint(key), value, flags=re.IGNORECASE)
-    value = _patterns(key_shapes())[0].sub(lambda m: key_fingerprint(m.group(0)), value)
+    value = _shapes()[1][0].sub(lambda m: key_fingerprint(m.group(0)), value)
     return key_fingerprint(value) if is_secret_header_value(value) else value
 
 

@@ -15,15 +15,25 @@ import json
 import re
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from conformance.cli import main
 from conformance.model import AssistantMessage, Outcome, RedactedThinkingBlock, ServerToolBlock, ThinkingBlock
-from tests.evidence import corpus, sdk_anthropic, sdk_gemini, sdk_ollama, sdk_openai_chat, sdk_openai_responses
+from tests.evidence import corpus
 from tests.evidence.corpus import Interaction
 from tests.evidence.summary import Summary, ours
+from tests.lazy import lazy
+
+if TYPE_CHECKING:
+    from tests.evidence import sdk_anthropic, sdk_gemini, sdk_ollama, sdk_openai_chat, sdk_openai_responses
+else:  # each SDK imported when a comparison first reads it (test_expected.py and test_manifest.py import this)
+    sdk_anthropic = lazy("tests.evidence.sdk_anthropic")
+    sdk_gemini = lazy("tests.evidence.sdk_gemini")
+    sdk_ollama = lazy("tests.evidence.sdk_ollama")
+    sdk_openai_chat = lazy("tests.evidence.sdk_openai_chat")
+    sdk_openai_responses = lazy("tests.evidence.sdk_openai_responses")
 
 if not corpus.PRESENT:
     pytest.skip(corpus.ABSENT, allow_module_level=True)

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples import library_warnings as warn
-
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
-pytest.importorskip("pydantic_ai")
-
 from conformance.cli import main
+from tests.examples import library_warnings as warn
 from tests.examples.rows import ROOT
+from tests.lazy import require
+
+require("openai", "anthropic", "pydantic_ai")
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
 pytestmark = warn.DEPRECATED_MODEL

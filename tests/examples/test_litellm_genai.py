@@ -16,9 +16,9 @@ from conformance.exceptions import InputError
 from conformance.replay.cassette import load_cassette
 from conformance.runtime.loading import load_runtime
 from tests.examples import library_warnings as warn
+from tests.lazy import require
 
-pytest.importorskip("google.genai")
-pytest.importorskip("litellm")
+require("google.genai", "litellm")
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import TYPE_CHECKING
 
 import pytest
-
-from tests.examples import library_warnings as warn
-
-pytest.importorskip("pydantic_ai")
-pytest.importorskip("httpx2")
 
 from conformance.capabilities import get_profile
 from conformance.replay.cassette import load_cassette
 from conformance.replay.player import CassetteTransport
 from conformance.runtime.clock import FakeClock
 from conformance.runtime.protocol import TurnRequest, capabilities_of
-from examples import pydantic_ai_runtime
+from tests.examples import library_warnings as warn
 from tests.examples.rows import ROOT, rows
+from tests.lazy import lazy, require
+
+require("pydantic_ai", "httpx2")
+
+if TYPE_CHECKING:
+    from examples import pydantic_ai_runtime
+else:  # pydantic-ai imported by the first test that runs
+    pydantic_ai_runtime = lazy("examples.pydantic_ai_runtime")
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
 pytestmark = warn.DEPRECATED_MODEL

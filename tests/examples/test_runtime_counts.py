@@ -10,10 +10,9 @@ from types import ModuleType
 import pytest
 
 from tests.examples import library_warnings as warn
+from tests.lazy import require
 
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
-pytest.importorskip("pydantic_ai")
+require("openai", "anthropic", "pydantic_ai")
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,16 +18,16 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
-pytest.importorskip("pydantic_ai")
-
 from conformance.harness import HarnessContext, run_all
 from conformance.harness.real import cases, judge_call, judged_columns
 from conformance.runtime.loading import load_runtime
 from conformance.scenarios import load_scenarios
 from tests.examples import library_warnings as warn
-from tests.examples.library_keeps import Probe, Recorder, kept
+from tests.lazy import require
+
+require("openai", "anthropic", "pydantic_ai")
+
+from tests.examples.library_keeps import Probe, Recorder, kept  # noqa: E402  (httpx2, beside the libraries)
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN: dict[str, dict[str, dict[str, str]]] = json.loads(

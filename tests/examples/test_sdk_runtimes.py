@@ -4,24 +4,29 @@ their built-in retries are judged by the turn check on the harness clock."""
 from __future__ import annotations
 
 import copy
+import importlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.examples import library_warnings as warn
+from tests.lazy import lazy, require
 
-openai = pytest.importorskip("openai")
-anthropic = pytest.importorskip("anthropic")
-pytest.importorskip("httpx2")
+require("openai", "anthropic", "httpx2")
 
 from conformance.capabilities import get_profile  # noqa: E402
 from conformance.replay.cassette import load_cassette  # noqa: E402
 from conformance.replay.player import CassetteTransport  # noqa: E402
 from conformance.runtime.clock import FakeClock  # noqa: E402
 from conformance.runtime.protocol import TurnRequest, capabilities_of  # noqa: E402
-from examples import anthropic_sdk, openai_sdk  # noqa: E402
 from tests.examples.rows import ROOT, rows  # noqa: E402
+
+if TYPE_CHECKING:
+    from examples import anthropic_sdk, openai_sdk
+else:  # the SDKs imported by the first test that runs (the parameters below build runtimes in the test)
+    anthropic_sdk = lazy("examples.anthropic_sdk")
+    openai_sdk = lazy("examples.openai_sdk")
 
 # the anthropic SDK warns on every request to a model on its deprecation list (the cassettes' model is one)
 pytestmark = warn.DEPRECATED_MODEL
@@ -101,17 +106,16 @@ def _turn(
 
 
 @pytest.mark.parametrize(
-    ("runtime", "provider", "module"),
+    ("make", "provider", "module"),
     [
-        (openai_sdk.make(), "openai", "openai._base_client"),
-        (anthropic_sdk.make(), "anthropic", "anthropic._base_client"),
+        (lambda: openai_sdk.make(), "openai", "openai._base_client"),
+        (lambda: anthropic_sdk.make(), "anthropic", "anthropic._base_client"),
     ],
 )
-def test_the_sdk_waits_out_retry_after_on_the_harness_clock(runtime: Any, provider: str, module: str) -> None:
+def test_the_sdk_waits_out_retry_after_on_the_harness_clock(make: Any, provider: str, module: str) -> None:
     """The cassette's first answer is 429 with `retry-after: 30`: the SDK's own loop sleeps 30 s —
     on the fake clock, so the test takes no time — and sends the same request again."""
-    import importlib
-
+    runtime = make()
     started = time.monotonic()
     outcome, clock, transport = _turn(runtime, provider, "retry_429_retry_after.yaml", {"policy": {"max_attempts": 3}})
     assert clock.sleeps == [30.0]
@@ -158,9 +162,11 @@ def _turn_on(runtime: Any, provider: str, cassette: Any) -> tuple[dict[str, Any]
     return runtime.turn(request), clock, transport
 
 
-@pytest.mark.parametrize(("runtime", "provider"), [(openai_sdk.make(), "openai"), (anthropic_sdk.make(), "anthropic")])
-def test_retry_after_ms_is_preferred_to_retry_after(runtime: Any, provider: str) -> None:
-    outcome, clock, _ = _turn_on(runtime, provider, _hinted(provider, {"retry-after-ms": "1500", "retry-after": "30"}))
+@pytest.mark.parametrize(
+    ("make", "provider"), [(lambda: openai_sdk.make(), "openai"), (lambda: anthropic_sdk.make(), "anthropic")]
+)
+def test_retry_after_ms_is_preferred_to_retry_after(make: Any, provider: str) -> None:
+    outcome, clock, _ = _turn_on(make(), provider, _hinted(provider, {"retry-after-ms": "1500", "retry-after": "30"}))
     assert clock.sleeps == [1.5]
     assert "message" in outcome
 
@@ -195,7 +201,10 @@ PARITY_ROWS = {
 
 @pytest.mark.parametrize(
     ("sync", "async_", "provider"),
-    [(openai_sdk.make, openai_sdk.make_async, "openai"), (anthropic_sdk.make, anthropic_sdk.make_async, "anthropic")],
+    [
+        (lambda: openai_sdk.make(), lambda: openai_sdk.make_async(), "openai"),
+        (lambda: anthropic_sdk.make(), lambda: anthropic_sdk.make_async(), "anthropic"),
+    ],
     ids=["openai", "anthropic"],
 )
 def test_the_async_client_runs_its_rows_and_reads_them_as_the_sync_one(
@@ -205,7 +214,7 @@ def test_the_async_client_runs_its_rows_and_reads_them_as_the_sync_one(
     assert capabilities_of(runtime) == {"decode", "turn"}
     assert runtime.name.startswith(f"{provider}-sdk-async ")
     plain = rows(sync(), PARITY_ROWS, [provider])
-    module = openai_sdk if provider == "openai" else anthropic_sdk
+    module = importlib.import_module(f"examples.{provider}_sdk")  # the module itself, patched below
 
     def sync_call(*args: Any) -> Any:
         raise AssertionError("the async runtime went through the sync client")

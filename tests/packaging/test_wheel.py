@@ -33,11 +33,19 @@ def test_the_wheel_holds_every_scenario_and_cassette(wheel: Path) -> None:
     assert len(cassettes) == len(list((ROOT / "cassettes").rglob("*.yaml")))
 
 
-def test_run_from_the_installed_wheel_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:
-    target, work = tmp_path / "site", tmp_path / "project"
-    work.mkdir()
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel installed into a folder of its own, once for the tests of this module (each runs in a
+    project folder of its own; none writes into the installed package, which the first test checks)."""
+    target = tmp_path_factory.mktemp("site")
     install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
     subprocess.run(install, check=True, timeout=300, capture_output=True)
+    return target
+
+
+def test_run_from_the_installed_wheel_in_an_empty_folder(site: Path, tmp_path: Path) -> None:
+    target, work = site, tmp_path / "project"
+    work.mkdir()
     env = {**os.environ, "PYTHONPATH": str(target)}
     where = subprocess.run(
         [sys.executable, "-c", "import conformance; print(conformance.__file__)"],
@@ -76,11 +84,9 @@ def test_run_from_the_installed_wheel_in_an_empty_folder(wheel: Path, tmp_path: 
     assert real["openai"]["calls"] > 100 and real["openai"]["counts"] == {"pass": real["openai"]["calls"]}
 
 
-def test_a_scaffolded_root_layers_over_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+def test_a_scaffolded_root_layers_over_the_installed_wheel(site: Path, tmp_path: Path) -> None:
     """`conformance init` from the wheel, then its root's own scenario and feature run beside the bundled ones."""
-    target, work = tmp_path / "site", tmp_path / "project"
-    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
-    subprocess.run(install, check=True, timeout=300, capture_output=True)
+    target, work = site, tmp_path / "project"
     env = {**os.environ, "PYTHONPATH": str(target)}
     cli = [sys.executable, "-m", "conformance.cli"]
     subprocess.run([*cli, "init", str(work)], env=env, check=True, capture_output=True, timeout=120)

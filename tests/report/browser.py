@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.lazy import require
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",
@@ -24,7 +26,7 @@ ARGS = [
 ]
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (python) is not installed")
+require("playwright.sync_api", reason="playwright (python) is not installed")
 if not CHROMIUM.exists():
     pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's `chromium` package", allow_module_level=True)
 
@@ -32,6 +34,8 @@ if not CHROMIUM.exists():
 @contextmanager
 def chromium() -> Iterator[Any]:
     """A headless Chromium, closed afterwards."""
+    from playwright import sync_api  # here: a test process that opens no page never imports playwright
+
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:

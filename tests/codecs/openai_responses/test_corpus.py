@@ -20,9 +20,8 @@ from conformance.codecs.openai_responses import CODEC
 from conformance.model import ThinkingBlock
 from tests.evidence import corpus
 from tests.evidence.corpus import Interaction
-from tests.evidence.sdk_openai_responses import SDKCannotRead, sdk_summary
 from tests.evidence.summary import ours
-from tests.evidence.test_corpus import REFERENCE_GAPS
+from tests.evidence.test_corpus import REFERENCE_GAPS, sdk_openai_responses
 
 if not corpus.PRESENT:
     pytest.skip(corpus.ABSENT, allow_module_level=True)
@@ -54,8 +53,8 @@ def test_every_responses_recording_decodes_and_agrees_with_the_sdk(
         mine = ours(outcome)
         where = f"{it.path}#{it.index}"
         try:
-            theirs = sdk_summary(it.status, it.headers, it.body, it.stream)
-        except SDKCannotRead as exc:
+            theirs = sdk_openai_responses.sdk_summary(it.status, it.headers, it.body, it.stream)
+        except sdk_openai_responses.SDKCannotRead as exc:
             print(f"explained: the SDK cannot read {where} ({exc}); ours: {mine}")
             continue
         if where in REFERENCE_GAPS:
@@ -86,8 +85,8 @@ def test_built_in_tool_items_are_kept_as_the_sdk_reads_them() -> None:
         outcome = decode_response(CODEC, it.profile, it.status, it.headers, it.body, stream_hint=it.stream)
         mine = ours(outcome)
         try:
-            theirs = sdk_summary(it.status, it.headers, it.body, it.stream)
-        except SDKCannotRead:
+            theirs = sdk_openai_responses.sdk_summary(it.status, it.headers, it.body, it.stream)
+        except sdk_openai_responses.SDKCannotRead:
             continue
         if mine is None or theirs is None or f"{it.path}#{it.index}" in REFERENCE_GAPS:
             continue
