@@ -1,6 +1,6 @@
-"""`python -m conformance.cli ARGS` as a process, without paying the interpreter start and the
-imports for each command: one server process per test process imports the command line once and
-forks a child per command. The child is the command's own process (its cwd, environment, exit
+"""`python -m conformance.cli ARGS` as a process, without paying the interpreter start, the
+imports and the parser for each command: one server process per test process imports the command
+line and builds its parser once and forks a child per command. The child is the command's own process (its cwd, environment, exit
 code, stdout and stderr, and a kill at the time limit), as with `subprocess.run`; an exception that
 escapes `main` prints its traceback and exits 1, as the interpreter does.
 
@@ -58,8 +58,12 @@ def _child(request: dict[str, Any]) -> None:
 
 
 def serve() -> None:
-    import conformance.cli  # noqa: F401 - imported once, before any fork
+    import conformance.cli
+    from conformance.capabilities import provider_names
 
+    # imported, and the parser built, once before any fork: a command whose environment reads the
+    # same (`CI`, the providers) finds it built, one that differs builds its own
+    conformance.cli._parser(bool(os.environ.get("CI")), tuple(provider_names()))
     for line in sys.stdin:
         request = json.loads(line)
         sys.stdout.flush()

@@ -52,10 +52,10 @@ def test_a_program_fault_fails_the_item_with_its_reason(
         "provider",
         "--conformance-provider=anthropic",
         f"--conformance-runtime-cmd={ADAPTER}",
-        "--conformance-runtime-timeout=2",
+        "--conformance-runtime-timeout=0.5",  # every call hangs: the timeout must expire
     )
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*runtime program did not answer `*` within 2 s*fault hang on call*"])
+    result.stdout.fnmatch_lines(["*runtime program did not answer `*` within 0.5 s*fault hang on call*"])
 
 
 def test_a_program_that_cannot_start_is_a_usage_error(

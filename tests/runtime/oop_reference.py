@@ -4,7 +4,7 @@ Run as `python oop_reference.py`; it must earn exactly the in-process reference'
 of `turn` and `context` go to the loopback base URL the harness hands over; waits are real.
 `FAULT` (environment) makes it misbehave: `ignore-cancel` reads the `cancel` lines of `agent` and
 does nothing with them; for the protocol-fault tests, `crash-at-start`,
-`unknown-capability` and `slow-start` at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
+`unknown-capability` and `slow-start` (`SLOW_START_S` seconds, 3 unless set) at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
 every third call (every `FAULT_EVERY`th); `exit-then-X` exits on the third call and then, from the next start on (a file
 at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to itself (no `waited` in a
 `turn` answer). `LIVE_DIR` makes it count the programs alive (`count_live`)."""
@@ -204,7 +204,7 @@ def main() -> None:
         print("cannot load the library", file=sys.stderr)
         sys.exit(3)
     if FAULT == "slow-start":
-        time.sleep(3)
+        time.sleep(float(os.environ.get("SLOW_START_S", "3")))
     calls = 0
     lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
     threading.Thread(target=read, args=(lines,), daemon=True).start()

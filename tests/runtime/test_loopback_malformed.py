@@ -39,9 +39,11 @@ def _exchange(port: int, raw: bytes) -> bytes:
     return got
 
 
-def _request(length: str, path: str = "/v1/chat/completions", body: bytes = b"{}") -> bytes:
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
-    return head.encode() + body
+def _request(length: str, path: str = "/v1/chat/completions", body: bytes = b"{}", *, close: bool = False) -> bytes:
+    """A POST; `close`: it asks the server to close the connection after its answer (a well-formed
+    request is otherwise kept alive, and `_exchange` would wait out its 2 s)."""
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n"
+    return (head + ("Connection: close\r\n" if close else "") + "\r\n").encode() + body
 
 
 @pytest.fixture
@@ -81,14 +83,14 @@ def test_a_body_over_the_limit_is_a_413_without_reading_it(
 
 
 def test_a_body_within_the_limit_still_reaches_the_transport(loopback: Loopback) -> None:
-    answer = _exchange(_port(loopback), _request("2", body=b"{}"))
+    answer = _exchange(_port(loopback), _request("2", body=b"{}", close=True))
     assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"\r\n\r\n{}")
 
 
 def test_a_deep_tool_call_body_is_read_as_text(loopback: Loopback) -> None:
     host = loopback._transport
     body = b"[" * 100_000 + b"]" * 100_000
-    answer = _exchange(_port(loopback), _request(str(len(body)), TOOL_PATH + "/lookup", body))
+    answer = _exchange(_port(loopback), _request(str(len(body)), TOOL_PATH + "/lookup", body, close=True))
     assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
     assert loopback.error is None and isinstance(host.calls[0].arguments, str)
 

@@ -26,7 +26,7 @@ KIB = 1024
 SMALL = Limits(line_bytes=64 * KIB, call_bytes=128 * KIB, stderr_bytes=64 * KIB)
 """Limits small enough that a hostile output just above one is cheap to make."""
 ENDS_WITHIN_S = 20.0
-"""A call or a close that takes longer than this is taken as hung (the program's timeout is 3 s)."""
+"""A call or a close that takes longer than this is taken as hung (the program's timeout is 3 s, or less)."""
 
 
 def _marked(mark: str) -> list[int]:
@@ -44,12 +44,20 @@ def _marked(mark: str) -> list[int]:
 
 
 def _gone(pgid: int) -> bool:
-    """Whether no process is left in the process group `pgid`."""
+    """Whether no process of the process group `pgid` runs (a zombie has ended: it only waits for
+    its parent, at times an init that reaps late, to collect its exit status)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return True
-    return False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _ppid, group = stat.read_text().rsplit(")", 1)[-1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(group) == pgid and state != "Z":
+            return False
+    return True
 
 
 def _wait_gone(pgid: int, seconds: float = 5.0) -> bool:
@@ -87,12 +95,12 @@ def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., ProcessRu
     mark = f"{os.getpid()}-{time.monotonic_ns()}"
     monkeypatch.setenv("HOSTILE_MARK", mark)
 
-    def start(mode: str, *, size: int = 0, limits: Limits = SMALL, **env: str) -> ProcessRuntime:
+    def start(mode: str, *, size: int = 0, limits: Limits = SMALL, timeout: float = 3, **env: str) -> ProcessRuntime:
         monkeypatch.setenv("HOSTILE", mode)
         monkeypatch.setenv("SIZE", str(size))
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        proc = ProcessRuntime(COMMAND, timeout=3, start_timeout=30, limits=limits)
+        proc = ProcessRuntime(COMMAND, timeout=timeout, start_timeout=30, limits=limits)
         started.append(proc)
         return proc
 
@@ -191,8 +199,12 @@ def test_an_answer_within_the_limits_is_read() -> None:
 
 def test_lines_printed_while_no_call_is_made_are_bounded_too(hostile: Callable[..., ProcessRuntime]) -> None:
     proc = hostile("idle-flood")
-    time.sleep(0.5)  # the program floods while idle; the harness stops reading at the lines limit
-    assert proc.pool._all[0].lines.qsize() <= SMALL.call_lines + 1
+    child = proc.pool._all[0]
+    deadline = time.monotonic() + 5
+    while not child._breached and time.monotonic() < deadline:  # the program floods while idle
+        time.sleep(0.01)
+    time.sleep(0.05)  # what a reader that went on would take in the meantime
+    assert child._breached and child.lines.qsize() <= SMALL.call_lines + 1  # it stopped at the lines limit
     reason = _fault(proc)
     assert "(the call limit)" in reason or "with id 0" in reason
 
@@ -200,9 +212,9 @@ def test_lines_printed_while_no_call_is_made_are_bounded_too(hostile: Callable[.
 def test_a_program_that_stops_reading_its_input_is_hung_not_the_harness(
     hostile: Callable[..., ProcessRuntime],
 ) -> None:
-    proc = hostile("no-read")
+    proc = hostile("no-read", timeout=1)  # the timeout that must expire
     reason = _fault(proc, params={"chunks": ["a" * (1024 * KIB)]})  # more than a pipe holds
-    assert "did not read `decode` within 3 s" in reason
+    assert "did not read `decode` within 1 s" in reason
 
 
 def test_a_long_or_unprintable_handshake_is_shortened_and_escaped(hostile: Callable[..., ProcessRuntime]) -> None:

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = f"{sys.executable} {Path(__file__).with_name('oop_reference.py')}"
 ROWS = 7
 """Decode rows of OpenAI a faulting program is given (a row makes one or two calls; it breaks on every third)."""
+HANG_S = 1
+"""The call timeout of the runs with a program that hangs: it expires on each hang (about three a
+run), while a healthy decode call answers in milliseconds."""
 
 
 def _scenarios() -> list[object]:
@@ -52,7 +55,7 @@ def reference() -> dict[str, str]:
         ("exit", "exited during `"),
         ("non-json", "printed a line that is not JSON"),
         ("wrong-id", "with id"),
-        ("hang", "` within 3 s"),
+        ("hang", "` within 1 s"),
         ("exit-then-crash-at-start", "exited during `handshake`"),
         ("exit-then-unknown-capability", "declared unknown capabilities teleport"),
     ],
@@ -60,7 +63,7 @@ def reference() -> dict[str, str]:
 def test_a_fault_fails_the_rows_being_answered_and_no_other(
     fault: str, words: str, reference: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    results = _faulted(monkeypatch, fault, tmp_path, timeout=3)
+    results = _faulted(monkeypatch, fault, tmp_path, timeout=HANG_S)
     errors = [r for r in results if r.verdict == "error"]
     assert errors, fault
     for r in errors:
@@ -101,9 +104,11 @@ def test_a_program_that_cannot_start_is_one_line(fault: str, words: str, monkeyp
 
 
 def test_start_up_has_its_own_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A program slower to start (3 s) than one call may take is not hung; past the start-up timeout it is."""
+    """A program slower to start (1 s) than one call may take (0.5 s) is not hung; past the start-up
+    timeout it is."""
     monkeypatch.setenv("FAULT", "slow-start")
-    proc = ProcessRuntime(ADAPTER, timeout=1, start_timeout=120)
+    monkeypatch.setenv("SLOW_START_S", "1")
+    proc = ProcessRuntime(ADAPTER, timeout=0.5, start_timeout=120)
     proc.close()
     with pytest.raises(RuntimeProcessError, match=r"did not answer `handshake` within 0\.5 s"):
         ProcessRuntime(ADAPTER, timeout=60, start_timeout=0.5)
@@ -114,7 +119,17 @@ def test_the_run_counts_the_rows_the_program_failed(
 ) -> None:
     monkeypatch.setenv("FAULT", "hang")
     scenarios = [f"--scenario={s.id}" for s in _scenarios()]  # type: ignore[attr-defined]
-    args = ["run", "--runtime-cmd", ADAPTER, "--runtime-timeout", "3", "--provider", "openai", "--no-real", *scenarios]
+    args = [
+        "run",
+        "--runtime-cmd",
+        ADAPTER,
+        "--runtime-timeout",
+        str(HANG_S),
+        "--provider",
+        "openai",
+        "--no-real",
+        *scenarios,
+    ]
     code = main([*args, "--root", str(ROOT), "--out", str(tmp_path), "--no-html", "--no-progress", "--jobs", "1"])
     out = capsys.readouterr().out
     rows = [r for c in json.loads((tmp_path / "matrix.json").read_text())["cells"] for r in c["results"]]
