@@ -9,6 +9,7 @@ report). Refused here, it is just invalid JSON: every caller already handles
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -144,6 +145,63 @@ def _scalar(value: Any, shorten: bool, budget: list[int] | None = None) -> Any:
     return _scalar(text, True, budget)
 
 
+def _encodable(text: str) -> bool:
+    """Whether `text` encodes as UTF-8 as it is (holds no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _plain_keys(item: dict[Any, Any]) -> bool:
+    """Whether every key of `item` is a string that encodes as UTF-8 (what `safe` keeps as is)."""
+    return all(key.__class__ is str and (key.isascii() or _encodable(key)) for key in item)
+
+
+def _unchanged(value: Any, shorten: bool, max_depth: int) -> bool:
+    """Whether `safe` would return `value` itself: plain dicts with string keys and plain lists no
+    deeper than `max_depth`, holding strings that encode as UTF-8, finite floats, ints, booleans and
+    None (and, with `shorten`, nothing `safe` would cut). One type test per item and no copy: most
+    values a runtime answers are already plain, and `safe` then walks nothing. Anything else
+    (a subclass, a tuple, a non-string key) answers False, and `safe` decides it the long way."""
+    cls = value.__class__
+    if cls is not dict and cls is not list:
+        return False  # a scalar: `safe`'s own walk is one call
+    chars = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if level >= max_depth or (shorten and len(item) > MAX_ITEMS):
+            return False
+        if item.__class__ is dict:
+            if not _plain_keys(item):
+                return False
+            children = item.values()
+        else:
+            children = item
+        below = level + 1
+        for child in children:
+            cls = child.__class__
+            if cls is str:
+                if not (child.isascii() or _encodable(child)):
+                    return False
+                if shorten:
+                    if len(child) > MAX_CHARS:
+                        return False
+                    chars += len(child)
+            elif cls is dict or cls is list:
+                stack.append((child, below))
+            elif cls is float:
+                if not math.isfinite(child):
+                    return False
+            elif not (cls is int or cls is bool or child is None):
+                return False
+    return chars <= MAX_VALUE_CHARS
+
+
 def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> Any:
     """`value` as plain JSON that every encoder accepts, whatever it held; never raises.
 
@@ -153,6 +211,13 @@ def safe(value: Any, *, shorten: bool = False, max_depth: int = MAX_DEPTH) -> An
     `MAX_CHARS` and containers longer than `MAX_ITEMS` are cut with a note of what was left out (for
     a report; a judgment takes the whole value), and all its strings together to `MAX_VALUE_CHARS`
     characters, each cut string saying how long it was. A value that needs none of it is returned as is."""
+    if _unchanged(value, shorten, max_depth):
+        return value
+    return _walked(value, shorten, max_depth)
+
+
+def _walked(value: Any, shorten: bool, max_depth: int) -> Any:
+    """`safe`'s answer, item by item: containers rebuilt where an item changed, kept where none did."""
     budget = [MAX_VALUE_CHARS] if shorten else None
 
     def walk(v: Any, level: int) -> Any:

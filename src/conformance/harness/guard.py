@@ -9,6 +9,7 @@ the report (very long strings and lists), so `matrix.json` is always written and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -22,18 +23,32 @@ _SESSION_METHODS = frozenset({"apply", "tree", "fsck"})
 
 
 class _Guarded:
-    """The runtime under test, its capability answers made plain JSON; everything else delegated."""
+    """The runtime under test, its capability answers made plain JSON; everything else delegated.
+
+    Each capability's wrapper is made once and looks the runtime's method up when called: the
+    same callable every time (what `runtime.protocol` caches a callable's keywords by)."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
+        self._wrappers: dict[str, Callable[..., Any]] = {}
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
-        if name == CAPABILITIES["store"] and callable(attr):
-            return lambda *args, **kwargs: _GuardedSession(attr(*args, **kwargs))
-        if name in CAPABILITIES.values() and callable(attr):
-            return lambda *args, **kwargs: safe(attr(*args, **kwargs))
-        return attr
+        if name not in _CAPABILITY_METHODS or not callable(attr):
+            return attr
+        wrapper = self._wrappers.get(name)
+        if wrapper is None:
+            wrapper = self._wrappers[name] = _wrapper(self._inner, name)
+        return wrapper
+
+
+_CAPABILITY_METHODS = frozenset(CAPABILITIES.values())
+
+
+def _wrapper(inner: Any, name: str) -> Callable[..., Any]:
+    if name == CAPABILITIES["store"]:
+        return lambda *args, **kwargs: _GuardedSession(getattr(inner, name)(*args, **kwargs))
+    return lambda *args, **kwargs: safe(getattr(inner, name)(*args, **kwargs))
 
 
 class _GuardedSession:

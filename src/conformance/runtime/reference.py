@@ -115,9 +115,9 @@ class ReferenceRuntime:
         `fallback` (the providers to fall back to: `runtime.protocol.FALLBACK_SETTING`), `seed` (the
         back-off jitter's random source). Several keys are auth profiles to rotate between.
         The outcome carries the loop's `trace` too, for people; the harness judges what it observes."""
-        import asyncio
         import random
 
+        from conformance.runtime import aio
         from conformance.runtime.auth import AuthPool
         from conformance.runtime.context.api import turn_options
         from conformance.runtime.retry import RetryPolicy
@@ -136,7 +136,7 @@ class ReferenceRuntime:
         context = turn_options(
             settings, profile, transport=request.transport, clock=request.clock, rng=rng, keys=keys, policy=policy
         )
-        result = asyncio.run(
+        result = aio.run(
             run_turn(
                 parse_conversation(request.conversation),
                 profile,
@@ -156,12 +156,11 @@ class ReferenceRuntime:
     def agent_turn(self, request: AgentRequest) -> dict[str, Any]:
         """One agent step (`runtime.agent.run_agent_step`): the turn sent through the harness's
         transport, its tool calls run against the harness's tools, the user's cancel honoured."""
-        import asyncio
-
+        from conformance.runtime import aio
         from conformance.runtime.agent import run_agent_step
 
         profile = get_profile(request.provider).with_base_url(request.base_url)
-        return asyncio.run(
+        return aio.run(
             run_agent_step(
                 parse_conversation(request.conversation),
                 profile,

@@ -23,7 +23,6 @@ Bad requests raise `InputError` naming the field.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -31,6 +30,7 @@ import httpx
 
 from conformance.capabilities import ProviderProfile, get_profile
 from conformance.exceptions import InputError, UnsupportedFeatureError
+from conformance.runtime import aio
 from conformance.runtime.auth import AuthPool
 from conformance.runtime.clock import Clock, FakeClock
 from conformance.runtime.context.compact import CompactSettings, Summarizer, turn_compactor
@@ -130,7 +130,7 @@ def handle(
             keys=request.get("api_key"),
             policy=policy,
         )
-        done = asyncio.run(
+        done = aio.run(
             compact_session(_field(request, "session"), settings_c, request.get("model"), via, writer=writer)
         )
         return {**done.to_json(), "elapsed_s": clock.now()}
