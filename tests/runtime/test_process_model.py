@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.capabilities import get_profile
-from conformance.harness import HarnessContext
+from conformance.harness import HarnessContext, run_check
 from conformance.harness.checks.decode import check_decode
 from conformance.runtime.process import ProcessRuntime
 from conformance.runtime.protocol import decode_response
@@ -86,6 +86,15 @@ def test_the_decode_row_hands_over_the_scenarios_model() -> None:
     assert _decode_row(seen, "text_basic", "anthropic").verdict == "pass"
     assert seen.models == [get_profile("anthropic").default_model]
     assert _decode_row(_Forwards(), "text_basic", "anthropic").verdict == "pass"
+
+
+def test_a_run_hands_the_model_over_through_the_harness_guard() -> None:
+    """`run_check` puts the runtime behind the guard, which must keep `decode`'s keywords visible."""
+    seen = _Seen()
+    scenario = next(s for s in load_scenarios(ROOT / "scenarios") if s.id == "text_basic")
+    ctx = HarnessContext(root=ROOT, runtime=seen, runtime_name="test")
+    assert run_check(scenario, "anthropic", ctx).verdict == "pass"
+    assert seen.models == [get_profile("anthropic").default_model]
 
 
 def test_decode_response_passes_the_model_only_to_a_decode_that_names_it() -> None:

@@ -46,9 +46,14 @@ _CAPABILITY_METHODS = frozenset(CAPABILITIES.values())
 
 
 def _wrapper(inner: Any, name: str) -> Callable[..., Any]:
-    if name == CAPABILITIES["store"]:
-        return lambda *args, **kwargs: _GuardedSession(getattr(inner, name)(*args, **kwargs))
-    return lambda *args, **kwargs: safe(getattr(inner, name)(*args, **kwargs))
+    def call(*args: Any, **kwargs: Any) -> Any:
+        answer = getattr(inner, name)(*args, **kwargs)
+        return _GuardedSession(answer) if name == CAPABILITIES["store"] else safe(answer)
+
+    # the method's own signature, read through `__wrapped__`: `runtime.protocol` gives a `decode`
+    # the keywords it names (`model=`, `conversation=`), which `*args, **kwargs` would hide
+    call.__wrapped__ = getattr(inner, name)  # type: ignore[attr-defined]
+    return call
 
 
 class _GuardedSession:
