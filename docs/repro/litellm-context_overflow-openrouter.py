@@ -75,7 +75,7 @@ class Server(ThreadingHTTPServer):
 
 # the row's call
 PROVIDER = "openrouter"
-MODEL = None
+MODEL = 'anthropic/claude-sonnet-4.5'
 STREAM = False
 PATH = "/api/v1"
 CONVERSATION = json.loads(r'''{"messages": [{"role": "user", "content": "Summarize the following transcript: …"}], "options": {"max_tokens": 1024}}''')

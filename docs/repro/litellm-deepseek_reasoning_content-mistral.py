@@ -76,7 +76,7 @@ class Server(ThreadingHTTPServer):
 
 # the row's call
 PROVIDER = "mistral"
-MODEL = None
+MODEL = 'mistral-large-latest'
 STREAM = True
 PATH = "/v1"
 CONVERSATION = json.loads(r'''{"messages": [{"role": "user", "content": "What is the capital of Australia?"}], "options": {"stream": true, "max_tokens": 512}}''')

@@ -75,7 +75,7 @@ class Server(ThreadingHTTPServer):
 
 # the row's call
 PROVIDER = "gemini"
-MODEL = None
+MODEL = 'gemini-2.5-flash'
 STREAM = False
 PATH = "/v1beta"
 CONVERSATION = json.loads(r'''{"messages": [{"role": "user", "content": "What time is it?"}], "tools": [{"name": "get_current_time", "description": "Get the current time in UTC.", "parameters": {"type": "object", "properties": {}}}], "options": {"max_tokens": 128}}''')

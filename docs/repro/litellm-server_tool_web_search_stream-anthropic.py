@@ -77,7 +77,7 @@ class Server(ThreadingHTTPServer):
 
 # the row's call
 PROVIDER = "anthropic"
-MODEL = None
+MODEL = 'claude-sonnet-4-5'
 STREAM = True
 PATH = "/v1"
 CONVERSATION = json.loads(r'''{"messages": [{"role": "user", "content": "When was Ruby 3.4.0 released? Search the web."}], "options": {"max_tokens": 1024, "server_tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}], "stream": true}}''')
