@@ -71,15 +71,20 @@ MAX_VALUE_CHARS = 65_536
 shorten: a value of many long strings (a runtime answering a 50 MB request) stays a few pages."""
 
 
-def _escape(text: str) -> str:
-    """`text` with lone surrogates written as `\\udXXX` escapes (they cannot be encoded as UTF-8)."""
+def _encodable(text: str) -> bool:
+    """Whether `text` encodes as UTF-8 as it is (holds no lone surrogate)."""
     if text.isascii():
-        return text
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+        return False
+    return True
+
+
+def _escape(text: str) -> str:
+    """`text` with lone surrogates written as `\\udXXX` escapes (they cannot be encoded as UTF-8)."""
+    return text if _encodable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 _UNPRINTABLE = re.compile(
@@ -143,17 +148,6 @@ def _scalar(value: Any, shorten: bool, budget: list[int] | None = None) -> Any:
     except Exception as exc:  # an object whose repr raises is still reported, by its type
         text = f"<{type(value).__name__} object: repr raised {type(exc).__name__}>"
     return _scalar(text, True, budget)
-
-
-def _encodable(text: str) -> bool:
-    """Whether `text` encodes as UTF-8 as it is (holds no lone surrogate)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _plain_keys(item: dict[Any, Any]) -> bool:

@@ -35,7 +35,7 @@ def _marked(mark: str) -> list[int]:
     for environ in Path("/proc").glob("[0-9]*/environ"):
         try:
             if f"HOSTILE_MARK={mark}".encode() in environ.read_bytes().split(b"\0"):
-                state = environ.with_name("stat").read_text().rsplit(")", 1)[-1].split()[0]
+                state, _ = _stat(environ.with_name("stat"))
                 if state != "Z":
                     found.append(int(environ.parent.name))
         except OSError:
@@ -52,12 +52,18 @@ def _gone(pgid: int) -> bool:
         return True
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            state, _ppid, group = stat.read_text().rsplit(")", 1)[-1].split()[:3]
+            state, group = _stat(stat)
         except (OSError, ValueError):
             continue
-        if int(group) == pgid and state != "Z":
+        if group == pgid and state != "Z":
             return False
     return True
+
+
+def _stat(path: Path) -> tuple[str, int]:
+    """A process's state (`Z`: a zombie) and process group, from its `/proc/<pid>/stat`."""
+    state, _ppid, group = path.read_text().rsplit(")", 1)[-1].split()[:3]
+    return state, int(group)
 
 
 def _wait_gone(pgid: int, seconds: float = 5.0) -> bool:

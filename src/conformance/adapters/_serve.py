@@ -24,10 +24,9 @@ from typing import Any
 
 import httpx
 
+from conformance.runtime.loopback import STOP_POLL_S
+
 _HOP = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection"})
-STOP_POLL_S = 0.02
-"""How often the server looks whether it is asked to stop: `close` waits at most this long (the
-standard library's half second, paid by every decode call served, was most of its time)."""
 """Recorded bodies are stored decoded and whole: these headers no longer describe them."""
 
 

@@ -178,9 +178,9 @@ LOG = logging.getLogger("conformance.loopback")
 """One warning line per request the loopback refuses (a malformed or oversized request)."""
 
 STOP_POLL_S = 0.02
-"""How often the server looks whether it is asked to stop: leaving the `with` block waits at most
-this long (the standard library's half second, paid by every out-of-process call, was most of a
-short call's time)."""
+"""How often a loopback server (this one, the adapters' `serve_response`) looks whether it is asked to
+stop: leaving the `with` block waits at most this long (the standard library's half second, paid by
+every out-of-process call and every served decode, was most of a short call's time)."""
 
 _LENGTH = re.compile(r"[0-9]{1,19}")
 
