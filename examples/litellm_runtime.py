@@ -459,6 +459,18 @@ async def _call(
         return failed(_error(exc), None if partial is None else _message(partial, provider, chunks))
 
 
+async def _closing(call: Any) -> dict[str, Any]:
+    """`call`, then litellm's cached clients closed and dropped (its documented cleanup): each is kept
+    per base URL, and each decode's loopback URL is gone once it answered — kept, their connections
+    would pile up, one socket per decode."""
+    try:
+        answer: dict[str, Any] = await call
+    finally:
+        await litellm.close_litellm_async_clients()
+        litellm.in_memory_llm_clients_cache.flush_cache()
+    return answer
+
+
 _LOOP: asyncio.AbstractEventLoop | None = None
 
 
@@ -524,7 +536,7 @@ class LitellmRuntime:
         path = "/" + profile.base_url.split("//", 1)[-1].partition("/")[2]
         with serve_response(status, headers, chunks) as served:
             name = f"{prefix}/{model or profile.default_model}"
-            return _run(_call(name, served.url + path.rstrip("/"), _messages(conversation), stream, provider))
+            return _run(_closing(_call(name, served.url + path.rstrip("/"), _messages(conversation), stream, provider)))
 
 
 def make() -> LitellmRuntime:

@@ -149,19 +149,20 @@ client closes the connection first; `after_head()` runs between them, `closed()`
 
 def _wait_closed(sock: Any, seconds: float) -> bool:
     """Whether the client closes the connection within `seconds` (it has nothing more to send)."""
-    import select
+    import selectors
     import socket
 
     deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
-        readable, _, _ = select.select([sock], [], [], left)
-        if readable:
-            try:
-                if not sock.recv(1, socket.MSG_PEEK):
+    with selectors.DefaultSelector() as ready:  # not `select.select`: any descriptor number
+        ready.register(sock, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0:
+            if ready.select(left):
+                try:
+                    if not sock.recv(1, socket.MSG_PEEK):
+                        return True
+                except OSError:
                     return True
-            except OSError:
-                return True
-            time.sleep(min(0.01, max(left, 0.0)))  # bytes of another request: not a close
+                time.sleep(min(0.01, max(left, 0.0)))  # bytes of another request: not a close
     return False
 
 
