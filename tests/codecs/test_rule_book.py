@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,9 @@ unfetchable URLs (Vertex), Groq's tool_use_failed (the model's generation), a mo
 input (OpenAI chat input_audio), an unsupported file type and effort level (model capability)."""
 
 
+@cache
 def _interactions() -> list[tuple[str, int, Any, str, dict[str, Any], str]]:
+    """Every JSON request of the real corpora: read on first use, not while the tests are collected."""
     out = []
     for corpus in CORPORA:
         for entry in read_catalog(corpus):
@@ -72,11 +75,8 @@ def _interactions() -> list[tuple[str, int, Any, str, dict[str, Any], str]]:
     return out
 
 
-INTERACTIONS = _interactions()
-
-
 def test_every_real_2xx_request_reads_clean() -> None:
-    accepted = [x for x in INTERACTIONS if x[1] < 300]
+    accepted = [x for x in _interactions() if x[1] < 300]
     assert len(accepted) > 700
     flagged = {
         where: [f"{f.path}: {f.fact}" for f in failing(read_request(body, profile, url=uri))]
@@ -88,7 +88,7 @@ def test_every_real_2xx_request_reads_clean() -> None:
 
 @pytest.mark.parametrize("where", sorted(STRUCTURAL_4XX))
 def test_structural_real_4xx_is_caught_by_a_sourced_rule(where: str) -> None:
-    found = [x for x in INTERACTIONS if x[0] == where]
+    found = [x for x in _interactions() if x[0] == where]
     assert found, f"{where} is not in the corpus"
     _where, status, profile, uri, body, _dialect = found[0]
     assert status >= 400
