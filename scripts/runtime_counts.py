@@ -22,11 +22,13 @@ sources drifted, and on a `defect` without a tracker search.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # count_table, beside this script
+import count_cache
 from count_table import CountTable, Row, count_cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,10 +80,19 @@ _FRESH: dict[tuple[str, str], tuple[Row, list[Any]]] = {}
 
 
 def _fresh(label: str, group: str) -> tuple[Row, list[Any]]:
-    """(count row, scenario results) of one fresh run of an adapter over one group (once per process)."""
+    """(count row, scenario results) of one fresh run of an adapter over one group (once per process;
+    read from scripts/count_cache.py's cache when the caller turned it on and no input changed)."""
     if (label, group) not in _FRESH:
-        _FRESH[(label, group)] = _isolated(label, group) if RUNS[label].isolated else _in_process(label, group)
+        if count_cache.enabled():
+            data = count_cache.stored(f"runtime_counts {label} {group}", lambda: _dumped(*_run(label, group)))
+            _FRESH[(label, group)] = _loaded(label, group, data)
+        else:
+            _FRESH[(label, group)] = _run(label, group)
     return _FRESH[(label, group)]
+
+
+def _run(label: str, group: str) -> tuple[Row, list[Any]]:
+    return _isolated(label, group) if RUNS[label].isolated else _in_process(label, group)
 
 
 def _in_process(label: str, group: str) -> tuple[Row, list[Any]]:
@@ -101,16 +112,24 @@ def _isolated(label: str, group: str) -> tuple[Row, list[Any]]:
     """The run of `_in_process`, in a new Python process."""
     import json
     import subprocess
-    from collections import Counter
-
-    from conformance.compare import ScenarioResult
 
     done = subprocess.run(
         [sys.executable, __file__, FRESH_FLAG, label, group], capture_output=True, text=True, cwd=ROOT, check=False
     )
     if done.returncode != 0:
         raise RuntimeError(f"{label} over {group}: the count run failed:\n{done.stderr[-2000:]}")
-    data = json.loads(done.stdout.strip().splitlines()[-1])
+    return _loaded(label, group, json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _dumped(row: Row, results: list[Any]) -> dict[str, Any]:
+    """A run as JSON: its counts and its scenario results."""
+    return {"counts": dict(row[2]), "results": [r.model_dump(mode="json") for r in results]}
+
+
+def _loaded(label: str, group: str, data: dict[str, Any]) -> tuple[Row, list[Any]]:
+    """The run `_dumped` wrote."""
+    from conformance.compare import ScenarioResult
+
     results = [ScenarioResult.model_validate(r) for r in data["results"]]
     return (label, group, Counter(data["counts"])), results
 
@@ -118,9 +137,7 @@ def _isolated(label: str, group: str) -> tuple[Row, list[Any]]:
 def _print_fresh(label: str, group: str) -> int:
     import json
 
-    (_, _, counts), results = _in_process(label, group)
-    payload = {"counts": dict(counts), "results": [r.model_dump(mode="json") for r in results]}
-    sys.stdout.write(json.dumps(payload) + "\n")
+    sys.stdout.write(json.dumps(_dumped(*_in_process(label, group))) + "\n")
     return 0
 
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # count_table, beside this script
+import count_cache
 from count_table import CountTable, Row, count_cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +46,17 @@ RUNS: dict[str, Run] = {
 
 
 def count(label: str) -> list[Row]:
-    """(runtime label, provider, cell verdict counts) of one fresh run."""
+    """(runtime label, provider, cell verdict counts) of one fresh run (read from scripts/count_cache.py's
+    cache when the caller turned it on and no input changed)."""
+    if not count_cache.enabled():
+        return _count(label)
+    rows = count_cache.stored(
+        f"typescript_counts {label}", lambda: [[p, dict(n)] for _, p, n in _count(label)], node=True
+    )
+    return [(label, provider, Counter(counts)) for provider, counts in rows]
+
+
+def _count(label: str) -> list[Row]:
     from conformance.adapters import DecodeOnly
     from conformance.runtime.process import ProcessRuntime
 
