@@ -27,13 +27,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built once per test process (tests/packaging/wheel.py)."""
+    """The project's wheel (tests/packaging/wheel.py), built once per session: under xdist the workers
+    share their session's folder, and the first to need the wheel builds it for all."""
+    from filelock import FileLock
+
     from tests.packaging.wheel import build_wheel  # here: scripts/check_selection.py imports this file alone
 
-    try:
-        return build_wheel(tmp_path_factory.mktemp("wheel"))
-    except RuntimeError as error:
-        pytest.fail(str(error))
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the folder of the session, its workers' folders inside
+    built = shared / "wheel-built"
+    with FileLock(str(shared / "wheel.lock")):
+        if built.is_file():
+            return Path(built.read_text())
+        try:
+            found = build_wheel(tmp_path_factory.mktemp("wheel"))
+        except RuntimeError as error:
+            pytest.fail(str(error))
+        built.write_text(str(found))
+        return found
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,7 @@ from conformance.emulator import Settings, base_urls, serve, start_in_thread
 from conformance.harness.lint import lint
 from conformance.harness.record import record
 from conformance.secrets import contains_secret, unescape_ascii
+from tests.cli.forked_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "Qm7vT3xK9pL2aR7wN4bH6cJ1yF5dG0sZ"  # no provider prefix: only the key itself can catch it
@@ -108,10 +109,10 @@ def echo_url() -> Iterator[str]:
 
 
 def _cli(args: list[str], cwd: Path) -> str:
+    """`conformance ARGS` in a process of its own (forked from a server that imported the command line
+    before the key was in any environment), its stdout and stderr."""
     env = {**os.environ, "OPENAI_API_KEY": KEY, "XAI_API_KEY": KEY, "COLUMNS": "200"}
-    done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-    )
+    done = run_cli(args, cwd, env, 300)
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     return done.stdout + done.stderr
 

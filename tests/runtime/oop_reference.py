@@ -1,7 +1,8 @@
 """The reference runtime behind the out-of-process protocol (JSON lines on stdin/stdout): a test fixture.
 
-Run as `python oop_reference.py`; it must earn exactly the in-process reference's verdicts. Requests
-of `turn` and `context` go to the loopback base URL the harness hands over; waits are real.
+Run as `python oop_reference.py`; it must earn exactly the in-process reference's verdicts. This file
+speaks the protocol and makes the faults; the calls are answered by `oop_methods.py` (requests of
+`turn` and `context` go to the loopback base URL the harness hands over; waits are real).
 `FAULT` (environment) makes it misbehave: `ignore-cancel` reads the `cancel` lines of `agent` and
 does nothing with them; for the protocol-fault tests, `crash-at-start`,
 `unknown-capability` and `slow-start` (`SLOW_START_S` seconds, 3 unless set) at start-up; `crash`, `exit`, `hang`, `non-json`, `wrong-id` on
@@ -12,7 +13,6 @@ at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to it
 from __future__ import annotations
 
 import atexit
-import base64
 import json
 import os
 import queue
@@ -20,144 +20,36 @@ import sys
 import threading
 import time
 import traceback
+from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpx
-
-from conformance.runtime.dropped import DroppedChunks
-from conformance.runtime.protocol import AgentRequest, CancelSignal, TurnRequest
-from conformance.runtime.reference import ReferenceRuntime
-
-REF = ReferenceRuntime()
 FAULT = os.environ.get("FAULT", "")
 EVERY = int(os.environ.get("FAULT_EVERY", "3"))
 if FAULT.startswith("exit-then-"):
     FAULT = FAULT.removeprefix("exit-then-") if os.path.exists(os.environ["FAULT_MARK"]) else "exit-then"
-SESSIONS: dict[int, Any] = {}
-CANCELS: dict[int, CancelSignal] = {}
-"""The cancel signal of each call in progress, by id (`cancel` lines arrive while it runs)."""
+CAPABILITIES = ("agent", "context", "decode", "encode", "repair", "store", "transcripts", "turn")
+"""The methods it offers (`oop_methods.METHODS`), declared at the handshake."""
+NO_CALL_FAULTS = ("crash-at-start", "unknown-capability", "slow-start")
+"""Faults of a program no call reaches (it exits, is refused at its handshake, or is only timed to
+its handshake): it does not load the reference runtime, so it starts at the cost of the standard
+library; every other program loads it before its handshake, within the start-up timeout."""
+LOADED: list[ModuleType] = []
+"""`oop_methods`, once loaded."""
 
 
-class RealClock:
-    """Waits that really pass, each kept to tell the harness (`waited`)."""
+def load() -> ModuleType:
+    """The reference runtime behind the calls (`oop_methods`), loaded once."""
+    if not LOADED:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import oop_methods
 
-    def __init__(self) -> None:
-        self.sleeps: list[float] = []
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleep_sync(seconds)
-
-    def sleep_sync(self, seconds: float) -> None:
-        self.sleeps.append(max(seconds, 0.0))
-        time.sleep(max(seconds, 0.0))
-
-
-class Redirect(httpx.AsyncBaseTransport, httpx.BaseTransport):
-    """Send every request to the harness's loopback origin, path and query kept."""
-
-    def __init__(self, base_url: str) -> None:
-        parts = urlsplit(base_url)
-        self.scheme, self.host, self.port = parts.scheme, parts.hostname or "127.0.0.1", parts.port
-        self.sync, self.aio = httpx.HTTPTransport(), httpx.AsyncHTTPTransport()
-
-    def _move(self, request: httpx.Request) -> httpx.Request:
-        if request.url.host == "127.0.0.1":  # already a loopback port of the harness's (a fallback provider's)
-            return request
-        request.url = request.url.copy_with(scheme=self.scheme, host=self.host, port=self.port)
-        return request
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        return self.sync.handle_request(self._move(request))
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.aio.handle_async_request(self._move(request))
-
-
-def store(p: dict[str, Any]) -> Any:
-    op = p["op"]
-    if op == "open":
-        handle = len(SESSIONS) + 1
-        SESSIONS[handle] = REF.store_session(p["backend"], p["directory"], p.get("options"))
-        return {"handle": handle}
-    session = SESSIONS[p["handle"]]
-    if op == "apply":
-        return session.apply(p["operation"])
-    if op == "close":
-        SESSIONS.pop(p["handle"]).close()
-        return None
-    return getattr(session, op)()
-
-
-def turn(p: dict[str, Any]) -> Any:
-    from conformance.capabilities import get_profile
-
-    clock = RealClock()
-    request = TurnRequest(
-        provider=p["provider"],
-        conversation=p["conversation"],
-        transport=Redirect(p["base_url"]),
-        base_url=get_profile(p["provider"]).base_url,
-        keys=p["keys"],
-        clock=clock,
-        settings=p.get("settings") or {},
-    )
-    answer = REF.turn(request)
-    return answer if os.environ.get("SILENT_WAITS") else {**answer, "waited": clock.sleeps}
-
-
-def agent(p: dict[str, Any], cancel: CancelSignal) -> Any:
-    from conformance.capabilities import get_profile
-
-    request = AgentRequest(
-        provider=p["provider"],
-        conversation=p["conversation"],
-        transport=Redirect(p["base_url"]),
-        base_url=get_profile(p["provider"]).base_url,
-        keys=p["keys"],
-        tool_url=p["tool_url"],
-        cancel=cancel,
-        settings=p.get("settings") or {},
-    )
-    return REF.agent_turn(request)
-
-
-def context(p: dict[str, Any]) -> Any:
-    return REF.context(p["request"], Redirect(p["base_url"]) if p.get("base_url") else None)
-
-
-def _chunks(p: dict[str, Any]) -> list[bytes]:
-    """The chunks of a `decode` call; `"dropped": true`: the connection dropped after them."""
-    chunks = [base64.b64decode(c) for c in p["chunks"]]
-    return DroppedChunks(chunks) if p.get("dropped") else chunks
-
-
-METHODS = {
-    "encode": lambda p: REF.encode(p["conversation"], p["provider"]),
-    "decode": lambda p: REF.decode(p["provider"], p["status"], p["headers"], _chunks(p), p["stream"]),
-    "repair": lambda p: REF.repair(p["messages"], p["provider"], p.get("model"), p.get("options")),
-    "transcripts": lambda p: REF.load_transcript(p["path"]),
-    "turn": turn,
-    "context": context,
-    "store": store,
-    "agent": lambda p: None,  # answered by `dispatch`, with the call's cancel signal
-}
-
-
-def dispatch(method: str, ident: int, params: dict[str, Any]) -> Any:
-    if method != "agent":
-        return METHODS[method](params)
-    try:
-        return agent(params, CANCELS.setdefault(ident, CancelSignal()))
-    finally:
-        CANCELS.pop(ident, None)
+        assert tuple(sorted(oop_methods.METHODS)) == CAPABILITIES
+        LOADED.append(oop_methods)
+    return LOADED[0]
 
 
 def handshake() -> dict[str, Any]:
-    caps = sorted(METHODS)
+    caps = list(CAPABILITIES)
     if FAULT == "unknown-capability":
         caps.append("teleport")
     return {
@@ -177,8 +69,8 @@ def read(lines: queue.Queue[dict[str, Any] | None]) -> None:
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("method") == "cancel":
-            if FAULT != "ignore-cancel":
-                CANCELS.setdefault(msg["params"]["id"], CancelSignal()).set()
+            if FAULT != "ignore-cancel" and LOADED:  # a cancel only follows a call, which loaded it
+                LOADED[0].cancel(msg["params"]["id"])
         else:
             lines.put(msg)
     lines.put(None)
@@ -205,6 +97,8 @@ def main() -> None:
         sys.exit(3)
     if FAULT == "slow-start":
         time.sleep(float(os.environ.get("SLOW_START_S", "3")))
+    if FAULT not in NO_CALL_FAULTS:
+        load()
     calls = 0
     lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
     threading.Thread(target=read, args=(lines,), daemon=True).start()
@@ -236,7 +130,7 @@ def main() -> None:
                 print(json.dumps({"id": ident + 1000, "result": {}}), flush=True)
                 continue
         try:
-            answer: dict[str, Any] = {"id": ident, "result": dispatch(method, ident, msg.get("params") or {})}
+            answer: dict[str, Any] = {"id": ident, "result": load().dispatch(method, ident, msg.get("params") or {})}
         except Exception as exc:
             answer = {
                 "id": ident,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,21 @@ def reference() -> dict[str, str]:
     return {r.scenario: r.verdict for r in _run(ReferenceRuntime())}
 
 
+@pytest.fixture(scope="module")
+def faulted_run(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[ScenarioResult]]:
+    """The rows of a run with a program making `fault` (call timeout `HANG_S`), run once per module for
+    every test that reads them."""
+    runs: dict[str, list[ScenarioResult]] = {}
+
+    def run(fault: str) -> list[ScenarioResult]:
+        if fault not in runs:
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                runs[fault] = _faulted(monkeypatch, fault, tmp_path_factory.mktemp("fault"), timeout=HANG_S)
+        return runs[fault]
+
+    return run
+
+
 @pytest.mark.parametrize(
     ("fault", "words"),
     [
@@ -61,9 +77,9 @@ def reference() -> dict[str, str]:
     ],
 )
 def test_a_fault_fails_the_rows_being_answered_and_no_other(
-    fault: str, words: str, reference: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    fault: str, words: str, reference: dict[str, str], faulted_run: Callable[[str], list[ScenarioResult]]
 ) -> None:
-    results = _faulted(monkeypatch, fault, tmp_path, timeout=HANG_S)
+    results = faulted_run(fault)
     errors = [r for r in results if r.verdict == "error"]
     assert errors, fault
     for r in errors:
@@ -82,10 +98,10 @@ def test_a_fault_fails_the_rows_being_answered_and_no_other(
         assert len(errors) < ROWS - first
 
 
-def test_the_stderr_tail_is_in_the_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    crashed = [r for r in _faulted(monkeypatch, "crash", tmp_path) if r.verdict == "error"]
+def test_the_stderr_tail_is_in_the_reason(faulted_run: Callable[[str], list[ScenarioResult]]) -> None:
+    crashed = [r for r in faulted_run("crash") if r.verdict == "error"]
     assert "RuntimeError: boom mid-run" in crashed[0].reason
-    later = [r for r in _faulted(monkeypatch, "exit-then-crash-at-start", tmp_path) if r.verdict == "error"]
+    later = [r for r in faulted_run("exit-then-crash-at-start") if r.verdict == "error"]
     assert "cannot load the library" in later[-1].reason
 
 
