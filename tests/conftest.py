@@ -84,7 +84,7 @@ FULL: dict[str, str] = {
         "pi-ai over every row of two providers"
     ),
     # the example adapters' full count tables; stay: reference on anthropic and gemini, the SDK
-    # adapters, pydantic-ai decode-only on every dialect, and every red row's classification
+    # adapters, pydantic-ai decode-only on anthropic, and the SDK adapters' red rows
     "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[reference-OpenAI-chat]": (
         "the reference's counts on the OpenAI-chat group (every openai_chat column)"
     ),
@@ -94,6 +94,18 @@ FULL: dict[str, str] = {
     # reads the same full runs; stay: the red rows of the SDK adapters and of pydantic-ai decode-only
     "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[pydantic-ai]": (
         "the classification of pydantic-ai's red rows, from its full count runs"
+    ),
+    # pydantic-ai decode-only beside the SDK adapters of the same dialects; stay: its anthropic
+    # group, openai-sdk (sync and async) on OpenAI-chat, google-genai on gemini, and the SDK
+    # adapters' and google-genai's red rows
+    "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[pydantic-ai (decode only)-OpenAI-chat]": (
+        "pydantic-ai decode-only's counts on the OpenAI-chat group (every openai_chat column)"
+    ),
+    "tests/examples/test_runtime_counts.py::test_the_documented_counts_are_reproduced[pydantic-ai (decode only)-gemini]": (
+        "pydantic-ai decode-only's counts on the gemini group"
+    ),
+    "tests/examples/test_runtime_counts.py::test_every_red_row_is_read_and_classed_by_its_evidence[pydantic-ai (decode only)]": (
+        "the classification of pydantic-ai decode-only's red rows, from its runs of every group"
     ),
     # litellm's count runs (every column of three groups through its async client, real traffic
     # left out) and the reading of its red rows; stay: google-genai's counts and red rows
