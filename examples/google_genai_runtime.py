@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
+import ssl
 from typing import Any
 
+import certifi
 import httpx
 
 from conformance.adapters import conversation_parts, failed, httpx_transport, sdk_sleeps_on, text_of
@@ -284,13 +287,25 @@ def _contents(conversation: dict[str, Any] | None) -> tuple[list[types.Content],
     return contents, config
 
 
+@functools.cache
+def _idle_clients() -> dict[str, Any]:
+    """`HttpOptions` fields for the clients the SDK builds per `genai.Client` and the adapter never
+    sends through (it calls `client.aio` with the httpx client it passes): a sync client, and the TLS
+    context of the Live API's websockets, each built once as the SDK builds them (certifi's roots)
+    instead of a TLS context each per row."""
+    tls = ssl.create_default_context(cafile=certifi.where())
+    return {"httpx_client": httpx.Client(verify=tls), "async_client_args": {"ssl": tls}}
+
+
 def _client(provider: str, key: str, base_url: str, http: httpx.AsyncClient, attempts: int = 1) -> Any:
     retry = types.HttpRetryOptions(attempts=attempts) if attempts > 1 else None
     if get_profile(provider).auth_style == "bearer":  # Vertex AI: project, location, OAuth credentials
         from google.oauth2.credentials import Credentials
 
         root = base_url.split("/v1/")[0]
-        options = types.HttpOptions(base_url=root + "/", api_version="v1", httpx_async_client=http, retry_options=retry)
+        options = types.HttpOptions(
+            base_url=root + "/", api_version="v1", httpx_async_client=http, retry_options=retry, **_idle_clients()
+        )
         return genai.Client(
             vertexai=True,
             project="my-project",
@@ -299,7 +314,7 @@ def _client(provider: str, key: str, base_url: str, http: httpx.AsyncClient, att
             http_options=options,
         )
     options = types.HttpOptions(
-        base_url=base_url.removesuffix("/v1beta") + "/", httpx_async_client=http, retry_options=retry
+        base_url=base_url.removesuffix("/v1beta") + "/", httpx_async_client=http, retry_options=retry, **_idle_clients()
     )
     return genai.Client(api_key=key, http_options=options)
 
