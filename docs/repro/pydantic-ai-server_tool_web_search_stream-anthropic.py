@@ -88,6 +88,7 @@ PROFILE = {'default_model': 'claude-sonnet-4-5', 'dialect': 'anthropic'}
 
 
 # what the adapter's code imports
+from mistralai.client import Mistral
 from openai import AsyncOpenAI
 from pydantic_ai import exceptions as errors
 from pydantic_ai import messages as pm
@@ -111,6 +112,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.providers.openrouter import OpenRouterProvider
 from pydantic_ai.tools import ToolDefinition
 import asyncio
+import functools
 import httpx
 import httpx2
 
@@ -202,10 +204,23 @@ def _openrouter(name: str, base_url: str, key: str, transport: Any) -> Model:
     return OpenRouterModel(name, provider=OpenRouterProvider(openai_client=client))
 
 
+@functools.cache
+def _mistral_sync_client() -> httpx2.Client:
+    """The Mistral SDK's default sync client (`httpx.Client(follow_redirects=True)`, which pydantic-ai
+    never sends through), built once: the SDK would build one per `Mistral`, a TLS context each."""
+    return httpx2.Client(follow_redirects=True)
+
+
 def _mistral(name: str, base_url: str, key: str, transport: Any) -> Model:
-    # the Mistral SDK's paths start with /v1
-    provider = MistralProvider(api_key=key, base_url=base_url.removesuffix("/v1"), http_client=_httpx2(transport))
-    return MistralModel(name, provider=provider)
+    # the Mistral SDK's paths start with /v1; its client as pydantic-ai's docs let you pass one
+    # (`MistralProvider(mistral_client=…)`), with the HTTP clients the SDK's docs let you pass
+    client = Mistral(
+        api_key=key,
+        server_url=base_url.removesuffix("/v1"),
+        client=_mistral_sync_client(),
+        async_client=_httpx2(transport),
+    )
+    return MistralModel(name, provider=MistralProvider(mistral_client=client))
 
 
 def _groq(name: str, base_url: str, key: str, transport: Any) -> Model:
