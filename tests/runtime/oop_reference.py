@@ -13,6 +13,7 @@ at `FAULT_MARK` remembers), behaves as `X`. `SILENT_WAITS` keeps its waits to it
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import queue
@@ -33,19 +34,16 @@ NO_CALL_FAULTS = ("crash-at-start", "unknown-capability", "slow-start")
 """Faults of a program no call reaches (it exits, is refused at its handshake, or is only timed to
 its handshake): it does not load the reference runtime, so it starts at the cost of the standard
 library; every other program loads it before its handshake, within the start-up timeout."""
-LOADED: list[ModuleType] = []
-"""`oop_methods`, once loaded."""
 
 
+@functools.cache
 def load() -> ModuleType:
     """The reference runtime behind the calls (`oop_methods`), loaded once."""
-    if not LOADED:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import oop_methods
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import oop_methods
 
-        assert tuple(sorted(oop_methods.METHODS)) == CAPABILITIES
-        LOADED.append(oop_methods)
-    return LOADED[0]
+    assert tuple(sorted(oop_methods.METHODS)) == CAPABILITIES
+    return oop_methods
 
 
 def handshake() -> dict[str, Any]:
@@ -69,8 +67,8 @@ def read(lines: queue.Queue[dict[str, Any] | None]) -> None:
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("method") == "cancel":
-            if FAULT != "ignore-cancel" and LOADED:  # a cancel only follows a call, which loaded it
-                LOADED[0].cancel(msg["params"]["id"])
+            if FAULT != "ignore-cancel":  # a cancel only follows a call, which loaded it
+                load().cancel(msg["params"]["id"])
         else:
             lines.put(msg)
     lines.put(None)
