@@ -33,7 +33,9 @@ if not CHROMIUM.exists():
 
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """A headless Chromium, closed afterwards."""
+    """A headless Chromium, closed afterwards. Playwright's sync API leaves its event loop set as the
+    thread's running loop while it is open: a test module shares one browser among its tests (a
+    module-scoped fixture, closed before another module's tests run), never the session."""
     from playwright import sync_api  # here: a test process that opens no page never imports playwright
 
     with sync_api.sync_playwright() as p:
@@ -42,6 +44,17 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def fresh_page(browser: Any, width: int, height: int) -> Iterator[Any]:
+    """A page in a browser context of its own (no cookie, storage or route shared with another
+    test's page), closed afterwards."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.report.html import write_html
-from tests.report.browser import REPORTS, MatrixPage, chromium
+from tests.report.browser import REPORTS, MatrixPage, chromium, fresh_page
 from tests.report.sample import sample_matrix
 
 
@@ -40,11 +40,16 @@ class Session(MatrixPage):
         return keys
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as b:
+        yield b
+
+
 @pytest.fixture
-def session(tmp_path: Path) -> Iterator[Session]:
+def session(browser: Any, tmp_path: Path) -> Iterator[Session]:
     path = write_html(sample_matrix(stream_text_openai="fail"), tmp_path, previous=sample_matrix())
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
+    with fresh_page(browser, 1400, 900) as page:
         s = Session(page)
 
         def route(r: Any) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from conformance.report.compare import merge
 from conformance.report.compare_html import write_compare_html
-from tests.report.browser import REPORTS, MatrixPage, chromium
+from tests.report.browser import REPORTS, MatrixPage, chromium, fresh_page
 from tests.report.compare_sample import other, reference
 from tests.report.sample import sample_matrix
 
@@ -38,14 +38,13 @@ class Session(MatrixPage):
         return keys
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with chromium() as b:
         yield b
 
 
-def open_page(browser: Any, path: Path) -> Session:
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+def open_page(page: Any, path: Path) -> Session:
     s = Session(page)
 
     def route(r: Any) -> None:
@@ -63,9 +62,15 @@ def open_page(browser: Any, path: Path) -> Session:
 
 
 @pytest.fixture
-def session(browser: Any, tmp_path: Path) -> Session:
+def page(browser: Any) -> Iterator[Any]:
+    with fresh_page(browser, 1400, 900) as page:
+        yield page
+
+
+@pytest.fixture
+def session(page: Any, tmp_path: Path) -> Session:
     cmp = merge([Path("runs/a/matrix.json"), Path("runs/b/matrix.json")], [reference(), other()])
-    return open_page(browser, write_compare_html(cmp, tmp_path / "compare.html"))
+    return open_page(page, write_compare_html(cmp, tmp_path / "compare.html"))
 
 
 def test_compare_in_chromium(session: Session) -> None:
@@ -157,13 +162,13 @@ def test_compare_link_opens_a_cell(session: Session) -> None:
     assert pg.evaluate("window.__pwned") is None
 
 
-def test_screenshot(browser: Any, tmp_path: Path) -> None:
+def test_screenshot(page: Any, tmp_path: Path) -> None:
     """The page as the docs show it: two runtimes, one failing cell open."""
     cmp = merge(
         [Path("runs/reference/matrix.json"), Path("runs/mypkg/matrix.json")],
         [sample_matrix(canaries=False), other(canaries=False)],
     )
-    s = open_page(browser, write_compare_html(cmp, tmp_path / "compare.html"))
+    s = open_page(page, write_compare_html(cmp, tmp_path / "compare.html"))
     s.page.click('#matrix td[data-runtime="1"] button.cell[data-open="openai/stream_text"]')
     assert s.page.is_visible("#detail")
     REPORTS.mkdir(exist_ok=True)
