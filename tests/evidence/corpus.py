@@ -66,6 +66,20 @@ def catalog() -> list[dict[str, Any]]:
     return list(memoized("corpus-catalog", CORPUS / "catalog.json", lambda _: read_catalog(CORPUS)))
 
 
+@dataclasses.dataclass(frozen=True)
+class KeptInteraction(Interaction):
+    """An `Interaction` of `read_entry_once`: its whole decode (`decode()` without `chunks`) is done
+    once, on first use, and the outcome shared (read it, never change it); a decode of `chunks` is
+    done each time. The call's fields never change, nor does the decoder within a process."""
+
+    @functools.cached_property
+    def _whole(self) -> Outcome:
+        return super().decode()
+
+    def decode(self, chunks: list[bytes] | None = None) -> Outcome:
+        return self._whole if chunks is None else super().decode(chunks)
+
+
 _READ: dict[tuple[str, str, str, int, bytes], tuple[tuple[Interaction, ...], tuple[Skipped, ...]]] = {}
 
 
@@ -78,14 +92,16 @@ def read_entry_once(
     folder only names the file in an error), so it is kept under those, the bytes by their length
     and SHA-256: a copy of the corpus elsewhere (`conformance evidence fetch`'s cache) reads as the
     same, a changed file is parsed again. An input error is raised each time, never kept. The
-    calls are shared (frozen); the lists are the caller's own."""
+    calls are shared (`KeptInteraction`: frozen, each decoded whole once); the lists are the
+    caller's own."""
     if API_DIALECTS.get(entry["api"]) is None:
         return read_entry(corpus, entry, data=data)  # reads no file
     raw = data if data is not None else read_recording(corpus, entry)
     key = (entry["api"], entry["provider"], entry["path"], len(raw), hashlib.sha256(raw).digest())
     if key not in _READ:
         calls, others = read_entry(corpus, entry, data=raw)
-        _READ[key] = (tuple(calls), tuple(others))
+        kept = (KeptInteraction(**{f.name: getattr(it, f.name) for f in dataclasses.fields(it)}) for it in calls)
+        _READ[key] = (tuple(kept), tuple(others))
     calls_kept, others_kept = _READ[key]
     return list(calls_kept), list(others_kept)
 
