@@ -15,13 +15,17 @@ Each decoded interaction is one fact: it agrees with the SDK, differs for a reas
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import hashlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+from conformance.evidence import derive as derive_module
 from conformance.evidence.corpus import (
     API_DIALECTS,
     DIALECT_PROFILES,
@@ -31,12 +35,14 @@ from conformance.evidence.corpus import (
     profile_for,
     read_catalog,
     read_entry,
+    read_recording,
 )
 from conformance.evidence.derive import derive
 from conformance.evidence.expected import bundled_corpus
 from conformance.evidence.fetch import cache_dir
 from conformance.evidence.manifest import Manifest
 from conformance.exceptions import InputError
+from conformance.fileio import memoized
 from conformance.model import Outcome
 
 __all__ = ["API_DIALECTS", "DIALECT_PROFILES", "GENERIC_PROFILE", "Interaction", "Skipped", "profile_for"]
@@ -55,7 +61,57 @@ ABSENT = f"no corpus at {CORPUS}: `conformance evidence fetch` brings the record
 
 
 def catalog() -> list[dict[str, Any]]:
-    return read_catalog(CORPUS)
+    """The corpus's catalog entries, read and checked once per version of `catalog.json` (the
+    entries are shared: read them, never change them)."""
+    return list(memoized("corpus-catalog", CORPUS / "catalog.json", lambda _: read_catalog(CORPUS)))
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptInteraction(Interaction):
+    """An `Interaction` of `read_entry_once`: its whole decode (`decode()` without `chunks`) is done
+    once, on first use, and the outcome shared (read it, never change it); a decode of `chunks` is
+    done each time. The call's fields never change, nor does the decoder within a process."""
+
+    @functools.cached_property
+    def _whole(self) -> Outcome:
+        return super().decode()
+
+    def decode(self, chunks: list[bytes] | None = None) -> Outcome:
+        return self._whole if chunks is None else super().decode(chunks)
+
+
+_READ: dict[tuple[str, str, str, int, bytes], tuple[tuple[Interaction, ...], tuple[Skipped, ...]]] = {}
+
+
+def read_entry_once(
+    corpus: Path, entry: dict[str, Any], *, data: bytes | None = None
+) -> tuple[list[Interaction], list[Skipped]]:
+    """`conformance.evidence.corpus.read_entry`, parsed once per recording's content in a process.
+
+    Its result depends on the entry's API, provider and path and on the file's bytes (the corpus
+    folder only names the file in an error), so it is kept under those, the bytes by their length
+    and SHA-256: a copy of the corpus elsewhere (`conformance evidence fetch`'s cache) reads as the
+    same, a changed file is parsed again. An input error is raised each time, never kept. The
+    calls are shared (`KeptInteraction`: frozen, each decoded whole once); the lists are the
+    caller's own."""
+    if API_DIALECTS.get(entry["api"]) is None:
+        return read_entry(corpus, entry, data=data)  # reads no file
+    raw = data if data is not None else read_recording(corpus, entry)
+    key = (entry["api"], entry["provider"], entry["path"], len(raw), hashlib.sha256(raw).digest())
+    if key not in _READ:
+        calls, others = read_entry(corpus, entry, data=raw)
+        kept = (KeptInteraction(**{f.name: getattr(it, f.name) for f in dataclasses.fields(it)}) for it in calls)
+        _READ[key] = (tuple(kept), tuple(others))
+    calls_kept, others_kept = _READ[key]
+    return list(calls_kept), list(others_kept)
+
+
+@contextlib.contextmanager
+def parsed_once() -> Iterator[None]:
+    """Within, `conformance.evidence.derive` reads each recording through `read_entry_once`: the
+    manifest drawn again shares the parse of the recordings the comparisons read."""
+    with mock.patch.object(derive_module, "read_entry", read_entry_once):
+        yield
 
 
 @functools.cache
@@ -66,7 +122,7 @@ def load(dialect: str) -> tuple[tuple[Interaction, ...], tuple[Skipped, ...]]:
     for entry in sorted(catalog(), key=lambda e: e["path"]):
         if API_DIALECTS.get(entry["api"]) != dialect:
             continue
-        calls, others = read_entry(CORPUS, entry)
+        calls, others = read_entry_once(CORPUS, entry)
         found += calls
         skipped += others
     return tuple(found), tuple(skipped)
@@ -152,7 +208,8 @@ def sdk_facts(comparators: dict[str, Comparator]) -> dict[str, tuple[int, int, i
 
 def rederive(committed: Manifest, comparators: dict[str, Comparator]) -> Manifest:
     """The manifest drawn again from the corpus, SDK facts included."""
-    derived = derive(CORPUS, committed)
+    with parsed_once():
+        derived = derive(CORPUS, committed)
     facts = sdk_facts(comparators)
     for rec in derived.recordings:
         agree, explained, disagree = facts.get(rec.path, (0, 0, 0))

@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from tests.evidence.once import once_per_response
 from tests.evidence.summary import ServerTool, Summary
 
 # Anthropic `stop_reason` → contract stop reason (reference section 7 and the contract).
@@ -41,9 +42,11 @@ def _client(status: int, headers: Mapping[str, str], body: bytes) -> anthropic.A
     return anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(transport=transport))
 
 
+@once_per_response()
 def sdk_message(status: int, headers: Mapping[str, str], body: bytes, stream: bool) -> Any | None:
     """The SDK's message (non-stream: `messages.create`; stream: `messages.stream` and
-    `get_final_message`); None when the SDK reports an API error instead."""
+    `get_final_message`); None when the SDK reports an API error instead. Read once per response
+    (`tests/evidence/once.py`): the message is shared, read-only."""
     with _client(status, headers, body) as client:
         try:
             if stream:

@@ -19,6 +19,7 @@ import httpx2
 import openai
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
+from tests.evidence.once import once_per_response
 from tests.evidence.summary import Summary
 
 UNLISTED = "unlisted:"
@@ -61,7 +62,10 @@ class SDKCannotRead(Exception):
     """The SDK raised while reading bytes that our decoder reads (e.g. a gateway's extra fields)."""
 
 
+@once_per_response(SDKCannotRead)
 def sdk_completion(status: int, headers: Mapping[str, str], body: bytes, stream: bool) -> Any | None:
+    """The SDK's completion (for a stream: the accumulated snapshot); None when the SDK reports an
+    API error. Read once per response (`tests/evidence/once.py`): the completion is shared, read-only."""
     with openai_client(status, headers, body) as client:
         try:
             if stream:

@@ -17,6 +17,7 @@ import openai
 from openai._types import omit
 from openai.lib.streaming.responses import ResponseStreamState
 
+from tests.evidence.once import once_per_response
 from tests.evidence.sdk_openai_chat import SDKCannotRead, arguments_object, openai_client
 from tests.evidence.summary import ServerTool, Summary
 
@@ -27,9 +28,11 @@ _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 
+@once_per_response(SDKCannotRead)
 def sdk_response(status: int, headers: Mapping[str, str], body: bytes, stream: bool) -> Any | None:
     """The SDK's response object (for a stream: the accumulated snapshot at its terminal event, or
-    at the end of a cut stream); None when the SDK reports an API error."""
+    at the end of a cut stream); None when the SDK reports an API error. Read once per response
+    (`tests/evidence/once.py`): the response is shared, read-only."""
     with openai_client(status, headers, body) as client:
         try:
             if not stream:
