@@ -6,7 +6,10 @@
 ``FULL`` lists, by node-id prefix, the expensive evidence that `pytest -n auto` leaves to the
 second step of `.ci/run` (`pytest -n auto -m full`): each entry gets the registered ``full``
 marker, which the project's ``addopts`` (``-m "not full"``) deselects. Every entry names the
-tests that stay in the default selection for the same behaviour (its representatives).
+tests that stay in the default selection for the same behaviour (its representatives). The bundled
+scenarios' items on a provider beside its dialect's column in ``DIALECT_COLUMNS`` are marked the same
+way when that column runs the same scenario (``beside_their_dialect``): the README's command judges
+every bundled row on one provider per dialect, and every row only some provider has on that provider.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import os
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,18 +62,7 @@ DIALECT_COLUMNS = ("openai", "anthropic", "gemini", "ollama", "openai_responses"
 """One provider per dialect: where the README's command keeps the rows it leaves to the full step on
 the other providers."""
 
-WAITING_AGENT_ROWS = ("agent_abort_tool", "agent_cancel_stream", "agent_sequential_tools", "agent_tool_timeout")
-"""The bundled `agent` rows whose time is spent waiting (a tool timeout, a cancel, two tools in turn)."""
-
 FULL: dict[str, str] = {
-    # the bundled agent rows that wait, on every provider; stay: their items on one provider per
-    # dialect (DIALECT_COLUMNS), and the mutants of tests/harness/test_agent_rows.py on those
-    **{
-        f"scenarios/agent/{row}.yaml::{row}[{provider}]": "a waiting agent row on a provider beside its dialect's"
-        for row in WAITING_AGENT_ROWS
-        for provider in yaml.safe_load((ROOT / "scenarios" / "agent" / f"{row}.yaml").read_text())["providers"]
-        if provider not in DIALECT_COLUMNS
-    },
     # every row out of process, per dialect; stays: ...on_a_sample_of_every_check[<dialect>]
     "tests/runtime/test_process_runtime.py::test_out_of_process_reference_matches_in_process_on_every_row[": (
         "the out-of-process reference over every row of one provider per dialect (real retry waits)"
@@ -173,6 +164,31 @@ def full_reason(nodeid: str) -> str | None:
     return next((why for prefix, why in FULL.items() if nodeid.startswith(prefix)), None)
 
 
+BESIDE_ITS_DIALECT = "a bundled row on a provider beside its dialect's column, where the row also runs"
+"""Why a bundled scenario's item on a provider outside `DIALECT_COLUMNS` is left to the full step when
+the same scenario has an item on its dialect's column (which stays). A row no column of its dialect
+runs (a provider's own quirk: DeepSeek's reasoning_content, Groq's failed generations, ...) stays."""
+
+
+def beside_their_dialect(items: list[pytest.Item]) -> set[str]:
+    """Node ids of the bundled scenarios' items (`conformance.pytest_plugin.ScenarioItem`) that the
+    item of the same scenario on their dialect's column in `DIALECT_COLUMNS` represents."""
+    from conformance.capabilities import get_profile
+    from conformance.pytest_plugin import ScenarioItem
+
+    rows = [item for item in items if isinstance(item, ScenarioItem)]
+    columns: dict[str, set[str]] = {}
+    for item in rows:
+        columns.setdefault(item.scenario.id, set()).add(item.provider)
+    column_of = {get_profile(name).dialect: name for name in DIALECT_COLUMNS}
+    out: set[str] = set()
+    for item in rows:
+        column = column_of.get(get_profile(item.provider).dialect)
+        if column is not None and column != item.provider and column in columns[item.scenario.id]:
+            out.add(item.nodeid)
+    return out
+
+
 COUNT_RUNS = ("tests/examples/test_runtime_counts.py::", "tests/examples/test_typescript.py::")
 """Tests that read an example adapter's fresh runs, kept once per process (`scripts/*_counts.py`)."""
 
@@ -189,8 +205,9 @@ def _count_label(item: pytest.Item) -> str | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     grouped = config.pluginmanager.hasplugin("xdist")
+    represented = beside_their_dialect(items)
     for item in items:
-        if full_reason(item.nodeid) is None:
+        if full_reason(item.nodeid) is None and item.nodeid not in represented:
             continue
         item.add_marker(pytest.mark.full)
         label = _count_label(item)
