@@ -33,6 +33,7 @@ from conformance.adapters import Httpx2Transport, failed, mock_transport, rerais
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
+from examples._loop import run as run_async
 from examples._offers import NOT_OFFERED, SDK_EXPOSED, dialect_providers
 from examples._params import messages_params
 
@@ -234,7 +235,7 @@ class AsyncAnthropicSdkRuntime(AnthropicSdkRuntime):
             async with anthropic.AsyncAnthropic(api_key="replay", max_retries=0, http_client=http) as client:
                 return await _acall(client, {}, stream)
 
-        return asyncio.run(run())
+        return run_async(run())
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)

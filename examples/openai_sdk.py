@@ -35,6 +35,7 @@ from conformance.adapters import Reproduction, failed, mock_transport, reraise_r
 from conformance.capabilities import get_profile
 from conformance.exceptions import InputError
 from conformance.runtime.protocol import Declaration, TurnRequest
+from examples._loop import run as run_async
 from examples._offers import NOT_OFFERED, SDK_EXPOSED, dialect_providers
 from examples._params import chat_params, max_tokens_field
 
@@ -352,7 +353,7 @@ class AsyncOpenAISdkRuntime(OpenAISdkRuntime):
             async with openai.AsyncOpenAI(api_key="replay", max_retries=0, http_client=http) as client:
                 return await _acall(client, {}, stream, provider)
 
-        return asyncio.run(run())
+        return run_async(run())
 
     def turn(self, request: TurnRequest) -> dict[str, Any]:
         self._check(request.provider)

@@ -76,6 +76,12 @@ def _hash_tree(digest: Any, top: Path, label: str) -> None:
 
 
 @cache
+def installed_versions() -> str:
+    """Every installed distribution's `name==version`, one a line, sorted (read once per process)."""
+    return "\n".join(sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()}))
+
+
+@cache
 def inputs_digest() -> str:
     """The digest of every input of a Python count run (computed once per process)."""
     import conformance
@@ -87,8 +93,7 @@ def inputs_digest() -> str:
     for name in ("pyproject.toml", *NPM_LOCKS):
         path = ROOT / name
         digest.update(f"\0{name}\0".encode() + (path.read_bytes() if path.is_file() else b"absent"))
-    versions = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
-    digest.update("\n".join(versions).encode())
+    digest.update(installed_versions().encode())
     digest.update(f"{sys.version}|{platform.platform()}|{sys.executable}".encode())
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES) and k != ENV)
     digest.update(json.dumps(env).encode())

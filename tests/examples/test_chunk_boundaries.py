@@ -201,29 +201,62 @@ the openai SDK's `Stream.fromSSEResponse`, the body of the Anthropic SDK's `APIP
 that pi-ai's own SSE reader takes, @google/genai's `processStreamResponse`."""
 
 
+@dataclass
+class _TsProgram:
+    """A TypeScript adapter's program with the chunk probe on, writing to `pieces`."""
+
+    runtime: Any
+    pieces: Path
+
+    def pieces_since(self, start: int) -> list[dict[str, Any]]:
+        """The pieces the probe wrote from byte `start` of its file on."""
+        with self.pieces.open(encoding="utf-8") as f:
+            f.seek(start)
+            return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def ts_programs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], _TsProgram]]:
+    """Each TypeScript adapter's program, started once for the module's rows with the chunk probe on
+    (`CONFORMANCE_CHUNK_PROBE`, read when it starts): each test reads the pieces written during its
+    own calls."""
+    from conformance.runtime.process import ProcessRuntime
+
+    folder = tmp_path_factory.mktemp("chunk-probe")
+    started: dict[str, _TsProgram] = {}
+    with pytest.MonkeyPatch.context() as patch:
+
+        def program(name: str) -> _TsProgram:
+            if name not in started:
+                pieces = folder / f"{name}.jsonl"
+                pieces.write_text("")
+                patch.setenv("CONFORMANCE_CHUNK_PROBE", str(pieces))
+                started[name] = _TsProgram(ProcessRuntime(f"node {TS / name}"), pieces)
+            return started[name]
+
+        try:
+            yield program
+        finally:
+            for each in started.values():
+                each.runtime.close()
+
+
 @pytest.mark.skipif(
     shutil.which("node") is None or not (TS / "node_modules").is_dir(),
     reason="needs node and the TypeScript libraries: (cd examples/typescript && npm ci)",
 )
 @pytest.mark.parametrize(("program", "provider"), TS_CASES, ids=[f"{p}-{v}" for p, v in TS_CASES])
 def test_the_row_s_chunks_reach_a_typescript_library_s_decoder(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, program: str, provider: str
+    ts_programs: Callable[[str], _TsProgram], program: str, provider: str
 ) -> None:
-    from conformance.runtime.process import ProcessRuntime
-
-    pieces = tmp_path / "pieces.jsonl"
-    pieces.write_text("")
-    monkeypatch.setenv("CONFORMANCE_CHUNK_PROBE", str(pieces))
-    runtime = ProcessRuntime(f"node {TS / program}")
-    try:
-        verdict = rows(runtime, {ROW}, [provider])[(ROW, provider)].verdict
-        chunked = [json.loads(line) for line in pieces.read_text().splitlines()]
-        pieces.write_text("")
-        status, headers, body = _recorded(provider)
-        runtime.decode(provider, status, headers, [body], True)
-        whole = [json.loads(line) for line in pieces.read_text().splitlines()]
-    finally:
-        runtime.close()
+    served = ts_programs(program)
+    start = served.pieces.stat().st_size
+    verdict = rows(served.runtime, {ROW}, [provider])[(ROW, provider)].verdict
+    chunked = served.pieces_since(start)
+    start = served.pieces.stat().st_size
+    status, headers, body = _recorded(provider)
+    served.runtime.decode(provider, status, headers, [body], True)
+    whole = served.pieces_since(start)
     probes = sorted({p["probe"] for p in chunked})
     print(
         f"{program} on {provider}: {len(chunked)} pieces of {_chunks(provider)} chunks ({verdict}) at {probes}; whole: {len(whole)}"

@@ -41,9 +41,11 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleTyp
     previous = module._folder
     module.use(tmp_path / "cache")
     module.inputs_digest.cache_clear()
+    module.installed_versions.cache_clear()
     yield module
     module.use(previous)
     module.inputs_digest.cache_clear()
+    module.installed_versions.cache_clear()
 
 
 def _runs(cache: ModuleType, name: str = "counts x", node: bool = False) -> Callable[[], Any]:
@@ -55,7 +57,9 @@ def _runs(cache: ModuleType, name: str = "counts x", node: bool = False) -> Call
             made.append(1)
             return {"pass": len(made)}
 
-        cache.inputs_digest.cache_clear()  # a new process: the digest computed again
+        # a new process: the digest computed again (the installed versions it reads once per process
+        # are read again by the change that bumps one, `_library`)
+        cache.inputs_digest.cache_clear()
         return cache.stored(name, compute, node=node)
 
     read.made = made  # type: ignore[attr-defined]
@@ -94,6 +98,7 @@ def _library(cache: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     installed = list(cache.metadata.distributions())
     bumped = [SimpleNamespace(metadata={"Name": d.metadata["Name"]}, version=d.version + ".1") for d in installed[:1]]
     monkeypatch.setattr(cache.metadata, "distributions", lambda: bumped + installed[1:])
+    cache.installed_versions.cache_clear()  # the next process reads the bumped version
 
 
 def _python(cache: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:

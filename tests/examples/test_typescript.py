@@ -7,9 +7,12 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
+import queue
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -28,15 +31,75 @@ needs_node = pytest.mark.skipif(
 )
 
 
-def _exchange(adapter: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    lines = "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate(requests))
-    lines += json.dumps({"id": len(requests), "method": "shutdown", "params": {}}) + "\n"
-    done = subprocess.run(
-        ["node", str(TS / adapter)], input=lines, capture_output=True, text=True, timeout=120, check=True
-    )
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert [a["id"] for a in answers] == list(range(len(requests) + 1))
-    return answers[:-1]
+class _Program:
+    """One adapter program started for the module's protocol tests: each test's requests go over its
+    stdin, each answer read back with the request's id; at the end `shutdown` is answered and the
+    program exits 0 with nothing else written."""
+
+    def __init__(self, adapter: str, stderr: Path) -> None:
+        self._stderr_path = stderr
+        self._stderr = stderr.open("w")
+        self.proc = subprocess.Popen(
+            ["node", str(TS / adapter)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._next = 0
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.strip():
+                self._lines.put(line)
+        self._lines.put(None)  # the program closed its stdout
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The program's answer to `request` (given the next id)."""
+        ident, self._next = self._next, self._next + 1
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"id": ident, **request}) + "\n")
+        self.proc.stdin.flush()
+        line = self._lines.get(timeout=120)
+        assert line is not None, f"the program ended without answering: {self._stderr_path.read_text()[-2000:]}"
+        answer: dict[str, Any] = json.loads(line)
+        assert answer["id"] == ident, answer
+        return answer
+
+    def shutdown(self) -> None:
+        try:
+            assert self.ask({"method": "shutdown", "params": {}})["result"] is None
+            assert self.proc.wait(timeout=120) == 0, self._stderr_path.read_text()[-2000:]
+            assert self._lines.get(timeout=120) is None  # nothing written after the shutdown's answer
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self._reader.join(timeout=120)
+            for pipe in (self.proc.stdin, self.proc.stdout, self._stderr):
+                if pipe is not None:
+                    pipe.close()
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], _Program]]:
+    """Each adapter's program, started once for the module's protocol tests (their subject is what it
+    answers, not its start)."""
+    started: dict[str, _Program] = {}
+    folder = tmp_path_factory.mktemp("programs")
+
+    def program(adapter: str) -> _Program:
+        if adapter not in started:
+            started[adapter] = _Program(adapter, folder / f"{adapter}.stderr")
+        return started[adapter]
+
+    yield program
+    for each in started.values():
+        each.shutdown()
 
 
 def _decode_params(provider: str, scenario: str) -> dict[str, Any]:
@@ -54,8 +117,8 @@ def _decode_params(provider: str, scenario: str) -> dict[str, Any]:
 
 @needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
-def test_handshake_declares_the_library(adapter: str) -> None:
-    (answer,) = _exchange(adapter, [{"method": "handshake", "params": {"protocol": 1}}])
+def test_handshake_declares_the_library(adapter: str, programs: Callable[[str], _Program]) -> None:
+    answer = programs(adapter).ask({"method": "handshake", "params": {"protocol": 1}})
     result = answer["result"]
     assert result["protocol"] == 1
     assert (
@@ -71,8 +134,8 @@ def test_handshake_declares_the_library(adapter: str) -> None:
 @needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
-    (answer,) = _exchange(adapter, [{"method": "decode", "params": _decode_params(provider, "tool_call_stream")}])
+def test_decode_reads_a_tool_call_stream(adapter: str, provider: str, programs: Callable[[str], _Program]) -> None:
+    answer = programs(adapter).ask({"method": "decode", "params": _decode_params(provider, "tool_call_stream")})
     message = answer["result"]["message"]
     assert message["stop_reason"] == "tool_use"
     (call,) = message["content"]
@@ -81,8 +144,8 @@ def test_decode_reads_a_tool_call_stream(adapter: str, provider: str) -> None:
 
 @needs_node
 @pytest.mark.parametrize("adapter", ADAPTERS)
-def test_unknown_method_is_an_error_answer(adapter: str) -> None:
-    (answer,) = _exchange(adapter, [{"method": "transcripts", "params": {}}])
+def test_unknown_method_is_an_error_answer(adapter: str, programs: Callable[[str], _Program]) -> None:
+    answer = programs(adapter).ask({"method": "transcripts", "params": {}})
     assert "unknown method" in answer["error"]["message"]
 
 
@@ -117,13 +180,16 @@ def test_the_readme_command_writes_a_matrix_and_a_report(tmp_path: Path, monkeyp
 def test_the_readme_command_judges_turn_rows_through_the_program(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The README's command over a decode row and a turn row (every row: the test above, `pytest -m full`)."""
+    """The README's command over a decode row and a turn row (every row: the test above, `pytest -m full`),
+    its four rows through one program (`--jobs 1`; the programs a run starts side by side are
+    tests/runtime/test_process_jobs.py's, and the full step's run above starts them for pi-ai)."""
     from conformance.cli import main
 
     monkeypatch.chdir(ROOT)
     out = tmp_path / "pi-ai"
     args = ["run", "--runtime-cmd", "node examples/typescript/pi_ai.mjs", "--provider", "openai"]
     args += ["--provider", "anthropic", "--scenario", "tool_call_stream", "--scenario", "retry_never_invalid_request"]
+    args += ["--jobs", "1"]
     assert main([*args, "--out", str(out), "--no-progress"]) in (0, 1)
     matrix = json.loads((out / "matrix.json").read_text())
     assert matrix["runtime"].startswith("pi-ai ")

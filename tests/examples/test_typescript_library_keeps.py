@@ -13,6 +13,7 @@ import importlib.util
 import json
 import shutil
 import sys
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -99,45 +100,63 @@ def _decode_scenarios() -> list[Any]:
     return [s for s in load_scenarios(ROOT / "scenarios") if s.check == "decode"]
 
 
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], tuple[ProcessRuntime, Path]]]:
+    """Each adapter's program with its library probe on (`CONFORMANCE_LIBRARY_PROBE`, read when it
+    starts), started once for the module: an adapter and its decode-only form send the same program
+    the same decode calls. Each row reads the lines written from its own start on."""
+    folder = tmp_path_factory.mktemp("library-probe")
+    started: dict[str, tuple[ProcessRuntime, Path]] = {}
+    with pytest.MonkeyPatch.context() as patch:
+
+        def program(name: str) -> tuple[ProcessRuntime, Path]:
+            if name not in started:
+                lines = folder / f"{name}.jsonl"
+                lines.touch()
+                patch.setenv("CONFORMANCE_LIBRARY_PROBE", str(lines))
+                started[name] = (ProcessRuntime(f"node {TS / name}"), lines)
+            return started[name]
+
+        try:
+            yield program
+        finally:
+            for runtime, _ in started.values():
+                runtime.close()
+
+
 @pytest.mark.parametrize("label", list(COUNTS.RUNS))
 def test_no_red_decode_row_is_one_the_library_has_the_answer_to(
-    label: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    label: str, programs: Callable[[str], tuple[ProcessRuntime, Path]]
 ) -> None:
-    lines = tmp_path / "library.jsonl"
-    lines.touch()
-    monkeypatch.setenv("CONFORMANCE_LIBRARY_PROBE", str(lines))
     run = COUNTS.RUNS[label]
-    program = ProcessRuntime(f"node {TS / run.program}")
+    program, lines = programs(run.program)
     probe = Probe(program)
     runtime: Any = DecodeOnly(probe) if run.decode_only else probe
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=runtime.name)
     found: dict[str, list[str]] = {}
     red = 0
-    try:
-        for scenario in _decode_scenarios():
-            for provider in COUNTS.PROVIDERS:
-                probe.outputs.clear()
-                probe.raised.clear()
-                start = lines.stat().st_size
-                results = run_all([scenario], [provider], ctx)
-                reds = [r for r in results if r.verdict in ("fail", "error") and r.check == "decode"]
-                if not reds:
-                    continue
-                red += len(reds)
-                with lines.open(encoding="utf-8") as f:
-                    f.seek(start)
-                    objects = [json.loads(line)["object"] for line in f if line.strip()]
-                row = f"{scenario.id}[{provider}]"
-                for result in reds:
-                    if any(_adapter_raised(e) for e in probe.raised):
-                        found.setdefault(row, []).append(f"the adapter raised: {result.reason}")
-                    paths = [entry.path for entry in result.diff]
-                    for path, value in kept(objects, paths, result.expected, probe.outputs):
-                        if path.rsplit(".", 1)[-1] == "role":
-                            continue  # a message's role is its kind, as a block's `type` is (JUDGEMENTS)
-                        found.setdefault(row, []).append(f"{path}: {str(value)[:80]!r}")
-    finally:
-        program.close()
+    for scenario in _decode_scenarios():
+        for provider in COUNTS.PROVIDERS:
+            probe.outputs.clear()
+            probe.raised.clear()
+            start = lines.stat().st_size
+            results = run_all([scenario], [provider], ctx)
+            reds = [r for r in results if r.verdict in ("fail", "error") and r.check == "decode"]
+            if not reds:
+                continue
+            red += len(reds)
+            with lines.open(encoding="utf-8") as f:
+                f.seek(start)
+                objects = [json.loads(line)["object"] for line in f if line.strip()]
+            row = f"{scenario.id}[{provider}]"
+            for result in reds:
+                if any(_adapter_raised(e) for e in probe.raised):
+                    found.setdefault(row, []).append(f"the adapter raised: {result.reason}")
+                paths = [entry.path for entry in result.diff]
+                for path, value in kept(objects, paths, result.expected, probe.outputs):
+                    if path.rsplit(".", 1)[-1] == "role":
+                        continue  # a message's role is its kind, as a block's `type` is (JUDGEMENTS)
+                    found.setdefault(row, []).append(f"{path}: {str(value)[:80]!r}")
     assert red, f"{label}: no red decode row was judged (did the program run?)"
     known = KNOWN.get(label, {}).get("rows", {})
     new = [f"{row}: {'; '.join(values)}" for row, values in found.items() if row not in known]
