@@ -114,10 +114,14 @@ def _recording_cases(corpus: Path, entry: dict[str, Any]) -> list[RealCase]:
     return out
 
 
-@functools.cache
 def cases(corpus: Path | None = None) -> tuple[RealCase, ...]:
-    """Every generation call of the corpus (default: the bundled one), read once per process."""
-    where = corpus or bundled_corpus()
+    """Every generation call of the corpus (default: the bundled one), read once per process:
+    `cases()`, `cases(None)` and `cases(bundled_corpus())` read the same copy."""
+    return _cases(corpus or bundled_corpus())
+
+
+@functools.cache
+def _cases(where: Path) -> tuple[RealCase, ...]:
     if not (where / "catalog.json").is_file():
         return ()
     out: list[RealCase] = []
