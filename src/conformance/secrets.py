@@ -161,9 +161,20 @@ def _patterns(shapes: tuple[KeyShape, ...]) -> _Compiled:
     return redactor, (*full, ("bearer token", _BEARER))
 
 
+@cache
+def _starts(shapes: tuple[KeyShape, ...]) -> tuple[str, ...]:
+    """What a match of the redactor starts with, one of these: its prefixes and `Bearer`, less those
+    that hold another (`sk-ant-` holds `sk-`)."""
+    literals = {s.prefix for s in shapes if s.prefix} | {"Bearer"}
+    return tuple(sorted(x for x in literals if not any(y != x and y in x for y in literals)))
+
+
 def redact(text: str) -> str:
     """Anything shaped like an API key (or a part of one) replaced by `<redacted>`."""
-    return _shapes()[1][0].sub(REDACTED, text)
+    shapes, (redactor, _) = _shapes()
+    if not any(start in text for start in _starts(shapes)):  # nothing to redact: no scan of a long text
+        return text
+    return redactor.sub(REDACTED, text)
 
 
 def redact_line(text: str) -> str:
