@@ -209,3 +209,15 @@ def test_redact_passes_over_a_text_without_a_key_start_as_the_scan_would(parts: 
     text = "".join(parts)
     redactor = secrets._shapes()[1][0]
     assert redact(text) == redactor.sub(secrets.REDACTED, text)
+
+
+_KEYISH = st.sampled_from(["sk-proj-", "sk-ant-api03-", "AIza", "gsk_", "Bearer ", "Ab3" * 8, "aB9xY2" * 8, "Zq" * 20])
+
+
+@given(st.lists(_PIECES | _FILL | _KEYISH, max_size=12))
+def test_find_key_names_the_first_shape_that_matches_as_a_search_of_each_would(parts: list[str]) -> None:
+    """A key shape whose start the text does not hold is not searched: the label found is the one
+    searching every shape in turn finds."""
+    text = "".join(parts)
+    first = next((label for label, pattern, _ in secrets._shapes()[1][1] if pattern.search(text)), None)
+    assert find_key(text) == first
