@@ -113,7 +113,9 @@ def reveal(key: str | Secret | None) -> str | None:
     return key.reveal() if isinstance(key, Secret) else key
 
 
-_Compiled = tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]
+_Compiled = tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str], str], ...]]
+"""The redactor, and each full key shape's label, pattern and the text every match of it starts with
+(its prefix, `Bearer`; empty: none)."""
 _SHAPES: tuple[tuple[ProviderProfile, ...], tuple[KeyShape, ...], _Compiled] | None = None
 """The registered profiles (held, so compared by identity), their key shapes and compiled patterns: drawn
 again whenever a profile is registered, replaced or removed (every scan of a value reads them)."""
@@ -157,13 +159,24 @@ def _patterns(shapes: tuple[KeyShape, ...]) -> _Compiled:
     prefixed = [s for s in shapes if s.prefix]  # a part of a key is told by its prefix alone
     partial = "|".join(start + re.escape(s.prefix) + r"[A-Za-z0-9_\-]{8,}" for s in prefixed)
     redactor = re.compile(f"(?:{partial})|{_BEARER.pattern}" if partial else _BEARER.pattern)
-    full = tuple((s.label, _full(s)) for s in shapes)
-    return redactor, (*full, ("bearer token", _BEARER))
+    full = tuple((s.label, _full(s), s.prefix) for s in shapes)
+    return redactor, (*full, ("bearer token", _BEARER, "Bearer"))
+
+
+@cache
+def _starts(shapes: tuple[KeyShape, ...]) -> tuple[str, ...]:
+    """What a match of the redactor starts with, one of these: its prefixes and `Bearer`, less those
+    that hold another (`sk-ant-` holds `sk-`)."""
+    literals = {s.prefix for s in shapes if s.prefix} | {"Bearer"}
+    return tuple(sorted(x for x in literals if not any(y != x and y in x for y in literals)))
 
 
 def redact(text: str) -> str:
     """Anything shaped like an API key (or a part of one) replaced by `<redacted>`."""
-    return _shapes()[1][0].sub(REDACTED, text)
+    shapes, (redactor, _) = _shapes()
+    if not any(start in text for start in _starts(shapes)):  # nothing to redact: no scan of a long text
+        return text
+    return redactor.sub(REDACTED, text)
 
 
 def redact_line(text: str) -> str:
@@ -173,8 +186,8 @@ def redact_line(text: str) -> str:
 
 def find_key(text: str) -> str | None:
     """The label of the first full key shape found in `text`, or None."""
-    for label, pattern in _shapes()[1][1]:
-        if pattern.search(text):
+    for label, pattern, start in _shapes()[1][1]:
+        if start in text and pattern.search(text):  # a shape whose start the text lacks is not searched
             return label
     return None
 

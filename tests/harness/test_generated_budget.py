@@ -50,7 +50,8 @@ def test_a_failing_generated_row_stops_shrinking_at_its_budget_and_reports_it() 
 
 class SeedsWhileRetrying(ReferenceRuntime):
     """A runtime in real time (as another process is) whose turns keep reseeding the global `random`,
-    as the retry check and a library's jitter do, for a while."""
+    as the retry check and a library's jitter do, for a while: every millisecond, more often than a
+    generated example takes to draw, so every draw that overlaps the turn sees the state change."""
 
     name = "seeds-while-retrying"
     real_time = True
@@ -62,6 +63,7 @@ class SeedsWhileRetrying(ReferenceRuntime):
         stop = time.monotonic() + 1.5
         while time.monotonic() < stop:
             random.seed(time.monotonic())
+            time.sleep(0.001)
         return super().turn(request)
 
 

@@ -3,11 +3,8 @@ capability is `skipped` there, never given another runtime's result."""
 
 from __future__ import annotations
 
-import functools
-import inspect
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +13,7 @@ from conformance.harness import HarnessContext, run_all, run_check
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 from tests.harness import mutants
+from tests.harness.reaching import Row, Touched, reaching, recording, unreached_passes
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = ["openai", "anthropic", "gemini", "openrouter"]
@@ -28,14 +26,13 @@ def scenarios() -> list[Scenario]:
     return load_scenarios(ROOT / "scenarios")
 
 
-Row = tuple[str, str]
-"""(scenario, provider)."""
-
-
-def _results(runtime: object, scenarios: list[Scenario], rows: set[Row] | None = None) -> dict[Row, ScenarioResult]:
+def _results(
+    runtime: object, scenarios: list[Scenario], rows: set[Row] | None = None, touched: Touched | None = None
+) -> dict[Row, ScenarioResult]:
     """Every row on every column (or only `rows`). The `agent` rows, whose time is spent waiting on
     the harness's held answers, run each column in a thread of its own, beside the others; the other
-    rows one by one."""
+    rows one by one, each credited in `touched` (when given) with the calls made while it runs (agent
+    rows' calls, made in threads beside it, may be credited there too: a row's set can only be too large)."""
 
     def context() -> HarnessContext:
         ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(getattr(runtime, "name", "")))
@@ -46,15 +43,10 @@ def _results(runtime: object, scenarios: list[Scenario], rows: set[Row] | None =
         return [p for p in PROVIDERS if s.applies(p) and (rows is None or (s.id, p) in rows)]
 
     agent = [s for s in scenarios if s.check == "agent"]
-    touched: _Touched | None = getattr(runtime, "touched", None)
 
     def agent_column(provider: str) -> list[ScenarioResult]:
         ctx = context()
         return [run_check(s, provider, ctx) for s in agent if provider in chosen(s)]
-
-    def started(scenario: Scenario, provider: str) -> None:
-        if touched is not None:
-            touched.now = (scenario.id, provider)
 
     with ThreadPoolExecutor(len(PROVIDERS)) as pool:
         waiting = pool.map(agent_column, PROVIDERS)
@@ -62,59 +54,9 @@ def _results(runtime: object, scenarios: list[Scenario], rows: set[Row] | None =
         done: list[ScenarioResult] = []
         for s in scenarios:
             if s.check != "agent" and (providers := chosen(s)):
-                done += run_all([s], providers, ctx, on_start=started)
+                done += run_all([s], providers, ctx, on_start=None if touched is None else touched.started)
         done += [r for column in waiting for r in column]
     return {(r.scenario, r.provider): r for r in done}
-
-
-class _Touched:
-    """Which of the runtime's methods each row reached, from the harness or from the runtime itself.
-    A call is credited to the non-agent row running at the time; an agent row's calls, made in
-    threads beside it, may be credited there too: a row's set can only be too large."""
-
-    def __init__(self) -> None:
-        self.now: Row | None = None
-        self.by_row: dict[Row, set[str]] = {}
-
-    def record(self, name: str) -> None:
-        if self.now is not None:
-            self.by_row.setdefault(self.now, set()).add(name)
-
-
-def _recording(runtime: ReferenceRuntime) -> ReferenceRuntime:
-    """`runtime` with every method of its class recording, in `runtime.touched`, the row calling it."""
-    touched = _Touched()
-    for name, _ in inspect.getmembers(type(runtime), inspect.isfunction):
-        if name.startswith("__"):
-            continue
-        bound = getattr(runtime, name)
-
-        def call(*args: Any, _name: str = name, _bound: Any = bound, **kwargs: Any) -> Any:
-            touched.record(_name)
-            return _bound(*args, **kwargs)
-
-        setattr(runtime, name, functools.wraps(bound)(call))
-    runtime.touched = touched  # type: ignore[attr-defined]
-    return runtime
-
-
-UNCHANGED = frozenset({"name", "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__"})
-"""What a mutant class may set without changing the reference's behaviour beyond its methods."""
-
-
-def _replaced_methods(mutant: type) -> set[str] | None:
-    """The reference's methods `mutant` replaces; None if it changes anything else (state, a constant)."""
-    names: set[str] = set()
-    for cls in mutant.__mro__:
-        if cls is ReferenceRuntime:
-            return names
-        for name, value in vars(cls).items():
-            if name in UNCHANGED:
-                continue
-            if not inspect.isfunction(value) or name.startswith("__"):
-                return None
-            names.add(name)
-    return None
 
 
 REACHED: dict[Row, set[str]] = {}
@@ -122,30 +64,24 @@ REACHED: dict[Row, set[str]] = {}
 
 
 def _reaching(mutant: type, reference: dict[Row, ScenarioResult], scenarios: list[Scenario]) -> set[Row] | None:
-    """The rows whose reference run reached a method `mutant` replaces, and every agent row; None: all.
-    A row that reached none runs the reference's code alone: its verdict is the reference's."""
-    replaced = _replaced_methods(mutant)
-    if replaced is None:
-        return None
-    agent = {s.id for s in scenarios if s.check == "agent"}
-    return {row for row in reference if row[0] in agent or REACHED.get(row, set()) & replaced}
+    """The rows whose reference run reached a method `mutant` replaces, and every agent row; None: all."""
+    return reaching(mutant, REACHED, reference, always={s.id for s in scenarios if s.check == "agent"})
 
 
 @pytest.fixture(scope="module")
 def reference(scenarios: list[Scenario]) -> dict[Row, ScenarioResult]:
-    runtime = _recording(ReferenceRuntime())
-    results = _results(runtime, scenarios)
-    REACHED.update(runtime.touched.by_row)  # type: ignore[attr-defined]
+    runtime, touched = recording(ReferenceRuntime())
+    results = _results(runtime, scenarios, touched=touched)
+    REACHED.update(touched.reached(results, scenarios))
     return results
 
 
 def test_the_reference_is_green(reference: dict[Row, ScenarioResult], scenarios: list[Scenario]) -> None:
     assert {r.verdict for r in reference.values()} <= {"pass", "unsupported", "missing"}
-    # each scenario it passed reached one of its methods on some column (a store row's session is
-    # made once per run, on its first column), as the mutants' runs rely on (`_reaching`)
+    # each scenario it passed reached one of its methods on some column, as the mutants' runs rely on
+    # (`_reaching`; a store row's session, made once per run on its first column, stands for them all)
     agent = {s.id for s in scenarios if s.check == "agent"}
-    passed = {row[0] for row, r in reference.items() if r.verdict == "pass"} - agent
-    assert passed - {row[0] for row in REACHED} == set()
+    assert unreached_passes(reference, REACHED) - agent == set()
 
 
 RED_ROWS = {

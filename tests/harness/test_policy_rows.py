@@ -3,6 +3,7 @@ and only its own rows among every turn row (retries, context), while the referen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,19 @@ def turn_rows() -> list[Scenario]:
 def _results(runtime: object, rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(getattr(runtime, "name", "")))
     return {(r.scenario, r.provider): r for r in run_all(rows, PROVIDERS, ctx)}
+
+
+@pytest.fixture(scope="module")
+def runs(turn_rows: list[Scenario]) -> Callable[[type], dict[tuple[str, str], ScenarioResult]]:
+    """Each mutant's results, run once for the tests of this module that read them."""
+    done: dict[type, dict[tuple[str, str], ScenarioResult]] = {}
+
+    def of(mutant: type) -> dict[tuple[str, str], ScenarioResult]:
+        if mutant not in done:
+            done[mutant] = _results(mutant(), turn_rows)
+        return done[mutant]
+
+    return of
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +80,11 @@ RED_ROWS = {
 
 @pytest.mark.parametrize("mutant", list(RED_ROWS), ids=lambda m: m.__name__)
 def test_each_policy_mutant_turns_exactly_its_row_red(
-    mutant: type, turn_rows: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+    mutant: type,
+    runs: Callable[[type], dict[tuple[str, str], ScenarioResult]],
+    reference: dict[tuple[str, str], ScenarioResult],
 ) -> None:
-    got = _results(mutant(), turn_rows)
+    got = runs(mutant)
     changed = {key for key, res in got.items() if res.verdict != reference[key].verdict}
     assert all(got[key].verdict == "fail" for key in changed), {k: got[k].reason for k in changed}
     assert {key[0] for key in changed} == RED_ROWS[mutant]
@@ -78,10 +94,10 @@ def test_each_policy_mutant_turns_exactly_its_row_red(
 
 
 def test_a_constant_back_off_passes_the_default_band_but_not_the_growth_row(
-    turn_rows: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+    runs: Callable[[type], dict[tuple[str, str], ScenarioResult]],
 ) -> None:
     """Why retry_backoff_growth asks for growth: within the bounds alone, a constant back-off passes."""
-    got = _results(policy_mutants.ConstantBackoff(), turn_rows)
+    got = runs(policy_mutants.ConstantBackoff)
     assert got["retry_overloaded_backoff", "openai"].verdict == "pass"
     assert got["retry_backoff_growth", "openai"].verdict == "fail"
     # 2 s lies within every bound; it is not 1.4 times the wait before it
@@ -197,8 +213,10 @@ def test_the_policy_rows_are_marked_so(turn_rows: list[Scenario]) -> None:
     assert not policy & {"retry_429_retry_after", "retry_gemini_retry_info", "retry_never_invalid_request"}
 
 
-def test_a_declared_policy_broken_is_sourced_by_the_declaration(turn_rows: list[Scenario]) -> None:
-    got = _row(_results(policy_mutants.OneAttemptTooMany(), turn_rows), "retry_attempt_cap")["openai"]
+def test_a_declared_policy_broken_is_sourced_by_the_declaration(
+    runs: Callable[[type], dict[tuple[str, str], ScenarioResult]],
+) -> None:
+    got = _row(runs(policy_mutants.OneAttemptTooMany), "retry_attempt_cap")["openai"]
     assert got.verdict == "fail" and got.rule_source == "policy the runtime declared: max_attempts"
     # the wire it replays is authored, and every shape of it is one real OpenAI traffic shows
     assert got.wire_source == "authored: matches real openai traffic (all 4 shapes seen)"

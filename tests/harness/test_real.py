@@ -13,7 +13,7 @@ import pytest
 
 from conformance.capabilities import matrix_providers
 from conformance.compare import ScenarioResult
-from conformance.evidence.expected import ExpectedCall
+from conformance.evidence.expected import ExpectedCall, bundled_corpus
 from conformance.harness import build_matrix
 from conformance.harness.context import HarnessContext
 from conformance.harness.real import cases, column_cases, from_json, judge_all, judge_call, tally, to_json
@@ -167,7 +167,7 @@ def test_without_real_traffic_the_matrix_says_so() -> None:
 
 
 def test_the_corpus_is_read_once() -> None:
-    assert cases() is cases()
+    assert cases() is cases() is cases(None) is cases(bundled_corpus())
 
 
 @pytest.mark.parametrize("providers", [["openai"], matrix_providers()])

@@ -14,6 +14,7 @@ from conformance.harness import HarnessContext, run_all
 from conformance.runtime.reference import ReferenceRuntime
 from conformance.scenarios import Scenario, load_scenarios
 from tests.harness import seed_mutants
+from tests.harness.reaching import Row, Touched, merged, reaching, recording, unreached_passes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,17 +57,36 @@ def rows() -> list[Scenario]:
     return [s for s in load_scenarios(ROOT / "scenarios") if s.id in wanted]
 
 
-def _results(runtime: Any, rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
+def _results(
+    runtime: Any, rows: list[Scenario], only: set[Row] | None = None, touched: Touched | None = None
+) -> dict[Row, ScenarioResult]:
+    """Every row on the default columns (or only the rows of `only`), each credited in `touched`
+    (when given) with the runtime's methods it reached."""
     ctx = HarnessContext(root=ROOT, runtime=runtime, runtime_name=str(getattr(runtime, "name", "")))
-    return {(r.scenario, r.provider): r for r in run_all(rows, default_columns(), ctx)}
+    on_start = None if touched is None else touched.started
+    if only is None:
+        return {(r.scenario, r.provider): r for r in run_all(rows, default_columns(), ctx, on_start=on_start)}
+    out: dict[Row, ScenarioResult] = {}
+    for s in rows:
+        if providers := [p for p in default_columns() if (s.id, p) in only]:
+            out.update({(r.scenario, r.provider): r for r in run_all([s], providers, ctx, on_start=on_start)})
+    return out
+
+
+REACHED: dict[Row, set[str]] = {}
+"""Per row, the methods the reference's run reached (filled by the `reference` fixture)."""
 
 
 @pytest.fixture(scope="module")
-def reference(rows: list[Scenario]) -> dict[tuple[str, str], ScenarioResult]:
-    got = _results(ReferenceRuntime(), rows)
+def reference(rows: list[Scenario]) -> dict[Row, ScenarioResult]:
+    runtime, touched = recording(ReferenceRuntime())
+    got = _results(runtime, rows, touched=touched)
     assert {r.verdict for r in got.values()} <= {"pass", "unsupported", "missing"}, {
         k: r.reason for k, r in got.items() if r.verdict not in ("pass", "unsupported", "missing")
     }
+    REACHED.update(touched.reached(got, rows))
+    # each scenario passed reached one of its methods, as the mutants' runs rely on (`reaching`)
+    assert unreached_passes(got, REACHED) == set()
     return got
 
 
@@ -81,9 +101,11 @@ def test_the_generic_column_is_in_a_default_run_for_the_rows_that_name_it() -> N
 
 @pytest.mark.parametrize("mutant", list(RED_ROWS), ids=lambda m: m.__name__)
 def test_each_mutant_turns_its_row_red_in_a_default_run(
-    mutant: type, rows: list[Scenario], reference: dict[tuple[str, str], ScenarioResult]
+    mutant: type, rows: list[Scenario], reference: dict[Row, ScenarioResult]
 ) -> None:
-    got = _results(mutant(), rows)
+    # a mutant that only replaces methods runs on the rows that reached one of them; the others run
+    # the reference's code alone and keep its result (`tests/harness/reaching.py`)
+    got = merged(reference, _results(mutant(), rows, reaching(mutant, REACHED, reference)))
     changed = {key for key, res in got.items() if res.verdict != reference[key].verdict}
     assert all(got[key].verdict == "fail" for key in changed), {k: got[k].reason for k in changed}
     assert {key[0] for key in changed} == RED_ROWS[mutant]

@@ -12,8 +12,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from conformance import capabilities
+from conformance import capabilities, secrets
 from conformance.capabilities import KeyShape, get_profile
 from conformance.harness.lint import lint
 from conformance.harness.record import record
@@ -194,3 +196,28 @@ def test_lint_finds_service_account_and_admin_keys_escaped_keys_and_cookies(
         response.headers[where] = [value]
     save_cassette(cassette)
     assert [f.message for f in lint([path], root) if f.rule == "secret"] == [message]
+
+
+_PIECES = st.sampled_from(["sk-", "sk-ant-", "Bearer", "Bearer ", "AIza", "gsk_", "fw_", "xai-", "pplx-", "bearer "])
+_FILL = st.sampled_from(["abcdEFGH1234", "x", "-", "_", " ", "é", "<redacted>", "\n", "Sk-", "1"])
+
+
+@given(st.lists(_PIECES | _FILL, max_size=12))
+def test_redact_passes_over_a_text_without_a_key_start_as_the_scan_would(parts: list[str]) -> None:
+    """A text holding no prefix of a key shape (nor `Bearer`) is returned unscanned: the same text
+    the redactor's scan gives."""
+    text = "".join(parts)
+    redactor = secrets._shapes()[1][0]
+    assert redact(text) == redactor.sub(secrets.REDACTED, text)
+
+
+_KEYISH = st.sampled_from(["sk-proj-", "sk-ant-api03-", "AIza", "gsk_", "Bearer ", "Ab3" * 8, "aB9xY2" * 8, "Zq" * 20])
+
+
+@given(st.lists(_PIECES | _FILL | _KEYISH, max_size=12))
+def test_find_key_names_the_first_shape_that_matches_as_a_search_of_each_would(parts: list[str]) -> None:
+    """A key shape whose start the text does not hold is not searched: the label found is the one
+    searching every shape in turn finds."""
+    text = "".join(parts)
+    first = next((label for label, pattern, _ in secrets._shapes()[1][1] if pattern.search(text)), None)
+    assert find_key(text) == first

@@ -75,7 +75,12 @@ def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[Diff
             return []
     except RecursionError:  # nested deeper than a fast walk allows: let deepdiff decide
         pass
-    tree = DeepDiff(expected, actual, view="tree", verbose_level=2)
+    originals: dict[int, Any] = {}
+    try:
+        left, right = _shared_where_identical(expected, actual, originals)
+    except RecursionError:  # nested deeper than a fast walk allows: deepdiff walks it all
+        left, right, originals = expected, actual, {}
+    tree = DeepDiff(left, right, view="tree", verbose_level=2)
     entries: list[DiffEntry] = []
     for report_type, levels in tree.items():
         change = _CHANGE_KINDS.get(report_type)
@@ -89,8 +94,8 @@ def diff(expected: Any, actual: Any, *, ignore: Iterable[str] = ()) -> list[Diff
                 DiffEntry(
                     path=path,
                     change=change,
-                    expected=None if change == "added" else _plain(level.t1),
-                    actual=None if change == "removed" else _plain(level.t2),
+                    expected=None if change == "added" else _plain(originals.get(id(level.t1), level.t1)),
+                    actual=None if change == "removed" else _plain(originals.get(id(level.t2), level.t2)),
                 )
             )
     entries.sort(key=lambda e: e.path)
@@ -110,6 +115,43 @@ def _pruned(value: Any, ignored: Callable[[str], object], path: str) -> Any:
         kept = ((f"{path}[{i}]", item) for i, item in enumerate(value))
         return [_pruned(item, ignored, sub) for sub, item in kept if ignored(sub) is None]
     return value
+
+
+def _shared_where_identical(expected: Any, actual: Any, originals: dict[int, Any]) -> tuple[Any, Any]:
+    """`expected` and `actual` for deepdiff to walk: along the mappings from the root, a key whose
+    two values are identical (`_identical`) holds one same object on both sides, which deepdiff
+    passes over at once (`t1 is t2`) where it would walk it to find nothing. Every key stays, so
+    deepdiff's choices between going deeper and reporting a mapping whole (by the keys the two
+    sides share) and its report are the same; lists stay whole (deepdiff pairs their items by
+    their content). `originals` maps each new mapping to the value it stands for, for the report."""
+    if type(expected) is not dict or type(actual) is not dict:
+        return expected, actual
+    shared: dict[Any, tuple[Any, Any]] = {}
+    for key, value in expected.items():
+        if key in actual:
+            other = actual[key]
+            same = _identical(value, other)
+            shared[key] = (value, value) if same else _shared_where_identical(value, other, originals)
+    left = {key: shared[key][0] if key in shared else value for key, value in expected.items()}
+    right = {key: shared[key][1] if key in shared else value for key, value in actual.items()}
+    originals[id(left)], originals[id(right)] = expected, actual
+    return left, right
+
+
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal JSON values of the same types all the way down (`1`, `1.0` and `true` differ; NaN
+    differs from itself): deepdiff reports nothing between them."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return len(a) == len(b) and all(k in b and _identical(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b, strict=True))
+    return kind in _LEAVES and bool(a == b)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -8,7 +8,9 @@ inside a cassette only the generation calls of the dialect are read
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -213,6 +215,32 @@ def read_entry(
     profile = profile_for(entry["provider"], dialect)
     where = str(corpus / entry["path"])
     raw = data if data is not None else read_recording(corpus, entry)
+    key = (where, entry["api"], entry["provider"], hashlib.blake2b(raw, digest_size=20).digest())
+    read = _READ.get(key)
+    if read is not None and read[0] is profile:
+        _READ.move_to_end(key)
+        return list(read[1]), [dataclasses.replace(s) for s in read[2]]
+    found, skipped = _parse_entry(corpus, entry, dialect, profile, where, raw)
+    _READ[key] = (profile, tuple(found), tuple(skipped))
+    while len(_READ) > READ_KEPT:
+        _READ.popitem(last=False)
+    return found, skipped
+
+
+READ_KEPT = 4096
+"""Recordings whose calls `read_entry` keeps in memory (the bundled corpus has 929), the least
+recently read dropped first."""
+
+_Read = tuple[ProviderProfile, tuple[Interaction, ...], tuple[Skipped, ...]]
+_READ: collections.OrderedDict[tuple[str, str, str, bytes], _Read] = collections.OrderedDict()
+"""Each recording parsed once per process for every reader (the real-traffic judge, the realism
+lint): by its path, provider, API and the digest of its bytes, so a changed file is parsed again;
+and with the profile that read it, so a changed registry reads it again."""
+
+
+def _parse_entry(
+    corpus: Path, entry: dict[str, Any], dialect: str, profile: ProviderProfile, where: str, raw: bytes
+) -> tuple[list[Interaction], list[Skipped]]:
     try:
         doc = yaml.load(raw.decode(), Loader=SafeLoader)  # libyaml: same data, 10x faster
     except UnicodeDecodeError:

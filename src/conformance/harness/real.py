@@ -11,7 +11,8 @@ cell of its column whose feature its expected form shows (`evidence.derive.featu
 cell whose feature (or a field the feature is about, `focus.FEATURE_FOCUS`) the runtime declares it
 does not offer, it counts as `not_offered`.
 
-The corpus is parsed once per process (`cases`): later runs of the same process judge from memory.
+Each recording is read once per process, when a run first judges its column (`cases` reads them
+all): later runs of the same process judge from memory.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pydantic import ValidationError
 from conformance.capabilities import matrix_providers
 from conformance.codecs import codec_for
 from conformance.compare import DiffEntry, diff
-from conformance.evidence.corpus import API_DIALECTS, Interaction, read_catalog, read_entry
+from conformance.evidence.corpus import API_DIALECTS, Interaction, profile_for, read_catalog, read_entry
 from conformance.evidence.derive import features_of, sha256
 from conformance.evidence.expected import WRITE_COMMAND, ExpectedCall, bundled_corpus, read_expected
 from conformance.exceptions import InputError
@@ -114,17 +115,41 @@ def _recording_cases(corpus: Path, entry: dict[str, Any]) -> list[RealCase]:
     return out
 
 
-@functools.cache
 def cases(corpus: Path | None = None) -> tuple[RealCase, ...]:
-    """Every generation call of the corpus (default: the bundled one), read once per process."""
-    where = corpus or bundled_corpus()
+    """Every generation call of the corpus (default: the bundled one), read once per process:
+    `cases()`, `cases(None)` and `cases(bundled_corpus())` read the same copy."""
+    return _cases(corpus or bundled_corpus())
+
+
+@functools.cache
+def _cases(where: Path) -> tuple[RealCase, ...]:
+    return tuple(case for i in range(len(_catalog(where))) for case in _entry_cases(where, i))
+
+
+@functools.cache
+def _catalog(where: Path) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(column, entry) for each catalog entry of an API with a dialect, by path: the column is the
+    name of the profile that reads the entry's calls (`RealCase.column`)."""
     if not (where / "catalog.json").is_file():
         return ()
-    out: list[RealCase] = []
-    for entry in sorted(read_catalog(where), key=lambda e: str(e["path"])):
-        if entry.get("api") in API_DIALECTS:
-            out += _recording_cases(where, entry)
-    return tuple(out)
+    entries = sorted(read_catalog(where), key=lambda e: str(e["path"]))
+    return tuple(
+        (profile_for(entry["provider"], API_DIALECTS[entry["api"]]).name, entry)
+        for entry in entries
+        if entry.get("api") in API_DIALECTS
+    )
+
+
+@functools.cache
+def _entry_cases(where: Path, i: int) -> tuple[RealCase, ...]:
+    """The calls of the `i`-th entry of `_catalog(where)`, read once per process."""
+    return tuple(_recording_cases(where, _catalog(where)[i][1]))
+
+
+def _columns_cases(where: Path, columns: set[str]) -> list[RealCase]:
+    """The calls of `columns`, in the order of `cases`: only their recordings are read."""
+    chosen = [i for i, (column, _) in enumerate(_catalog(where)) if column in columns]
+    return [case for i in chosen for case in _entry_cases(where, i)]
 
 
 def redaction_aligned(expected: Any, actual: Any) -> Any:
@@ -207,9 +232,9 @@ def judge_call(case: RealCase, ctx: HarnessContext) -> RealResult:
 
 def judge_all(ctx: HarnessContext, providers: list[str], corpus: Path | None = None) -> list[RealResult]:
     """Every real call of the columns a run over `providers` judges (`judged_columns`)."""
-    everything = cases(corpus)
-    columns = set(judged_columns(providers, {c.column for c in everything}))
-    return [judge_call(case, ctx) for case in everything if case.column in columns]
+    where = corpus or bundled_corpus()
+    columns = set(judged_columns(providers, {column for column, _ in _catalog(where)}))
+    return [judge_call(case, ctx) for case in _columns_cases(where, columns)]
 
 
 def _cell_verdict(result: RealResult, feature: str, ctx: HarnessContext) -> RealVerdict:
@@ -295,7 +320,7 @@ def from_json(items: list[dict[str, Any]], corpus: Path | None = None) -> list[R
 
 def column_cases(column: str, corpus: Path | None = None) -> list[RealCase]:
     """The real calls one column reads."""
-    return [case for case in cases(corpus) if case.column == column]
+    return _columns_cases(corpus or bundled_corpus(), {column})
 
 
 def render_failures(results: list[RealResult], limit: int = 10) -> str:

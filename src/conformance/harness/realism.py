@@ -26,7 +26,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,13 +225,27 @@ class RealShapes:
 def real_shapes(corpora: Iterable[Path], columns: Collection[str] | None = None) -> RealShapes:
     """The shapes of the real traffic in `corpora`, per column (only those of `columns` when given:
     the other columns' recordings are not read)."""
+    return _shapes(corpora, columns, _columns_of_entries)
+
+
+def _columns_of_entries(corpus: Path) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(column, catalog entry) for each entry of `corpus`'s catalog that some column reads; none
+    without a catalog."""
+    if not (corpus / "catalog.json").is_file():
+        return ()
+    entries = ((column_of(entry["provider"], entry["api"]), entry) for entry in read_catalog(corpus))
+    return tuple((column, entry) for column, entry in entries if column is not None)
+
+
+def _shapes(
+    corpora: Iterable[Path],
+    columns: Collection[str] | None,
+    catalog: Callable[[Path], tuple[tuple[str, dict[str, Any]], ...]],
+) -> RealShapes:
     real = RealShapes()
     for corpus in corpora:
-        if not (corpus / "catalog.json").is_file():
-            continue
-        for entry in read_catalog(corpus):
-            column = column_of(entry["provider"], entry["api"])
-            if column is None or (columns is not None and column not in columns):
+        for column, entry in catalog(corpus):
+            if columns is not None and column not in columns:
                 continue
             if not (corpus / entry["path"]).is_file():
                 continue
@@ -423,7 +437,14 @@ def _waits_on_interruption(expected: Any) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _real_of(corpora: tuple[Path, ...], column: str) -> RealShapes:
-    return real_shapes(corpora, {column})
+    return _shapes(corpora, {column}, _catalog_once)
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog_once(corpus: Path) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """`_columns_of_entries`, read once per process like the real side it leads to (`_real_of`):
+    each column read after the first reads only its own recordings."""
+    return _columns_of_entries(corpus)
 
 
 @functools.lru_cache(maxsize=4)
