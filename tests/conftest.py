@@ -8,8 +8,8 @@ second step of `.ci/run` (`pytest -n auto -m full`): each entry gets the registe
 marker, which the project's ``addopts`` (``-m "not full"``) deselects. Every entry names the
 tests that stay in the default selection for the same behaviour (its representatives). The bundled
 scenarios' items on a provider beside its dialect's column in ``DIALECT_COLUMNS`` are marked the same
-way when that column runs the same scenario (``beside_their_dialect``): the README's command judges
-every bundled row on one provider per dialect, and every row only some provider has on that provider.
+way, but for one per scenario and dialect that judges the row (``beside_their_dialect``): the
+README's command judges every bundled row on one provider per dialect that has it.
 """
 
 from __future__ import annotations
@@ -164,28 +164,37 @@ def full_reason(nodeid: str) -> str | None:
     return next((why for prefix, why in FULL.items() if nodeid.startswith(prefix)), None)
 
 
-BESIDE_ITS_DIALECT = "a bundled row on a provider beside its dialect's column, where the row also runs"
-"""Why a bundled scenario's item on a provider outside `DIALECT_COLUMNS` is left to the full step when
-the same scenario has an item on its dialect's column (which stays). A row no column of its dialect
-runs (a provider's own quirk: DeepSeek's reasoning_content, Groq's failed generations, ...) stays."""
-
-
 def beside_their_dialect(items: list[pytest.Item]) -> set[str]:
-    """Node ids of the bundled scenarios' items (`conformance.pytest_plugin.ScenarioItem`) that the
-    item of the same scenario on their dialect's column in `DIALECT_COLUMNS` represents."""
+    """Node ids of the bundled scenarios' items (`conformance.pytest_plugin.ScenarioItem`) another item
+    of the same scenario and dialect represents. Per scenario and dialect, the item kept is the
+    dialect's column in `DIALECT_COLUMNS` when its entry judges the row (is not `unsupported`), else
+    the first provider of the dialect, by name, whose entry does (DeepSeek's `reasoning_content`,
+    which OpenAI's column declares unsupported, stays on `cerebras`); the dialect's column always
+    stays. A row no provider of a dialect judges keeps that column alone."""
     from conformance.capabilities import get_profile
     from conformance.pytest_plugin import ScenarioItem
 
-    rows = [item for item in items if isinstance(item, ScenarioItem)]
-    columns: dict[str, set[str]] = {}
-    for item in rows:
-        columns.setdefault(item.scenario.id, set()).add(item.provider)
     column_of = {get_profile(name).dialect: name for name in DIALECT_COLUMNS}
+    groups: dict[tuple[str, str], list[ScenarioItem]] = {}
+    for item in items:
+        if isinstance(item, ScenarioItem):
+            dialect = get_profile(item.provider).dialect
+            groups.setdefault((item.scenario.id, dialect), []).append(item)
+
+    def judges(item: ScenarioItem) -> bool:
+        entry = item.scenario.entry(item.provider)
+        return entry is None or entry.unsupported is None
+
     out: set[str] = set()
-    for item in rows:
-        column = column_of.get(get_profile(item.provider).dialect)
-        if column is not None and column != item.provider and column in columns[item.scenario.id]:
-            out.add(item.nodeid)
+    for (_, dialect), group in groups.items():
+        column = column_of.get(dialect)
+        if column is None or column not in {item.provider for item in group}:
+            continue  # a dialect without its column in this run: every item stays
+        judged = sorted((item for item in group if judges(item)), key=lambda item: item.provider)
+        kept = {column}
+        if judged and column not in {item.provider for item in judged}:
+            kept.add(judged[0].provider)
+        out |= {item.nodeid for item in group if item.provider not in kept}
     return out
 
 
