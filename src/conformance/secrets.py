@@ -113,9 +113,10 @@ def reveal(key: str | Secret | None) -> str | None:
     return key.reveal() if isinstance(key, Secret) else key
 
 
-_Compiled = tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str], str], ...]]
-"""The redactor, and each full key shape's label, pattern and the text every match of it starts with
-(its prefix, `Bearer`; empty: none)."""
+_Compiled = tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str], str], ...], tuple[str, ...]]
+"""The redactor; each full key shape's label, pattern and the text every match of it starts with
+(its prefix, `Bearer`; empty: none); and what a match of the redactor starts with, one of these: the
+prefixes and `Bearer`, less those that hold another (`sk-ant-` holds `sk-`)."""
 _SHAPES: tuple[tuple[ProviderProfile, ...], tuple[KeyShape, ...], _Compiled] | None = None
 """The registered profiles (held, so compared by identity), their key shapes and compiled patterns: drawn
 again whenever a profile is registered, replaced or removed (every scan of a value reads them)."""
@@ -159,22 +160,16 @@ def _patterns(shapes: tuple[KeyShape, ...]) -> _Compiled:
     prefixed = [s for s in shapes if s.prefix]  # a part of a key is told by its prefix alone
     partial = "|".join(start + re.escape(s.prefix) + r"[A-Za-z0-9_\-]{8,}" for s in prefixed)
     redactor = re.compile(f"(?:{partial})|{_BEARER.pattern}" if partial else _BEARER.pattern)
-    full = tuple((s.label, _full(s), s.prefix) for s in shapes)
-    return redactor, (*full, ("bearer token", _BEARER, "Bearer"))
-
-
-@cache
-def _starts(shapes: tuple[KeyShape, ...]) -> tuple[str, ...]:
-    """What a match of the redactor starts with, one of these: its prefixes and `Bearer`, less those
-    that hold another (`sk-ant-` holds `sk-`)."""
-    literals = {s.prefix for s in shapes if s.prefix} | {"Bearer"}
-    return tuple(sorted(x for x in literals if not any(y != x and y in x for y in literals)))
+    full = (*((s.label, _full(s), s.prefix) for s in shapes), ("bearer token", _BEARER, "Bearer"))
+    literals = {begin for _, _, begin in full if begin}
+    starts = tuple(sorted(x for x in literals if not any(y != x and y in x for y in literals)))
+    return redactor, full, starts
 
 
 def redact(text: str) -> str:
     """Anything shaped like an API key (or a part of one) replaced by `<redacted>`."""
-    shapes, (redactor, _) = _shapes()
-    if not any(start in text for start in _starts(shapes)):  # nothing to redact: no scan of a long text
+    redactor, _, starts = _shapes()[1]
+    if not any(start in text for start in starts):  # nothing to redact: no scan of a long text
         return text
     return redactor.sub(REDACTED, text)
 
